@@ -1,0 +1,87 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Errors callers branch on. The API maps them to HTTP statuses in one place.
+var (
+	ErrNotFound       = errors.New("not found")
+	ErrAlreadyDecided = errors.New("already decided")
+	ErrDigestMismatch = errors.New("decision is for a different call input")
+	ErrUnauthorized   = errors.New("not an authorized approver")
+	ErrInvalid        = errors.New("invalid")
+	ErrExists         = errors.New("already exists")
+	ErrStoreVersion   = errors.New("store was written by a newer version")
+	ErrClosed         = errors.New("gate is closed")
+)
+
+// ApprovalStore keeps approvals durably. Every write returns only after it is
+// committed to disk (fsync), so a caller may tell others about it.
+type ApprovalStore interface {
+	// CreateApproval stores a new pending approval. If one with the same
+	// agent and idempotency key already exists it stores nothing and returns
+	// the existing one with ErrExists.
+	CreateApproval(ctx context.Context, a *Approval) (*Approval, error)
+	// GetApproval returns the approval with id, or ErrNotFound.
+	GetApproval(ctx context.Context, id string) (*Approval, error)
+	// FindApproval returns the approval for an agent's idempotency key, or ErrNotFound.
+	FindApproval(ctx context.Context, agent, idempotencyKey string) (*Approval, error)
+	// UpdateApproval reads, changes with fn and writes the approval with id in
+	// one transaction. If fn returns an error nothing is written and that
+	// error is returned. ErrNotFound for an unknown id.
+	UpdateApproval(ctx context.Context, id string, fn func(*Approval) error) (*Approval, error)
+	// ListApprovals returns approvals in creation order; status "" means all.
+	ListApprovals(ctx context.Context, status Status) ([]*Approval, error)
+}
+
+// RuleStore keeps Always rules and per-agent modes.
+type RuleStore interface {
+	// AddRule stores r; the caller sets the ID.
+	AddRule(ctx context.Context, r AlwaysRule) error
+	// DeleteRule removes the rule with id and returns it, or ErrNotFound.
+	DeleteRule(ctx context.Context, id string) (AlwaysRule, error)
+	// ListRules returns the rules of agent, or of every agent for "".
+	ListRules(ctx context.Context, agent string) ([]AlwaysRule, error)
+	// SetMode stores an agent's mode; GetMode returns "" for an agent without one.
+	SetMode(ctx context.Context, agent string, m Mode) error
+	GetMode(ctx context.Context, agent string) (Mode, error)
+}
+
+// Denial is a remembered person's denial of one exact call.
+type Denial struct {
+	Key        string    `json:"key"` // agent, tool and digest
+	Reason     string    `json:"reason"`
+	By         string    `json:"by"`
+	ApprovalID string    `json:"approval_id"`
+	Until      time.Time `json:"until"`
+}
+
+// DenialStore keeps denial memory.
+type DenialStore interface {
+	// RememberDenial stores d, replacing any earlier denial with the same key.
+	RememberDenial(ctx context.Context, d Denial) error
+	// RecentDenial returns the denial with key if it is still valid at now, or ErrNotFound.
+	RecentDenial(ctx context.Context, key string, now time.Time) (Denial, error)
+}
+
+// AuditLog is the append-only, hash-chained audit trail.
+type AuditLog interface {
+	// AppendAudit assigns e its sequence number and hashes and stores it.
+	AppendAudit(ctx context.Context, e AuditEntry) (AuditEntry, error)
+	// ListAudit returns entries with Seq > after, at most limit (0: all).
+	ListAudit(ctx context.Context, after uint64, limit int) ([]AuditEntry, error)
+	// VerifyAudit checks the whole chain and returns the number of entries,
+	// or an error naming the first broken entry.
+	VerifyAudit(ctx context.Context) (int, error)
+}
+
+// Store is everything the gate keeps.
+type Store interface {
+	ApprovalStore
+	RuleStore
+	DenialStore
+	AuditLog
+}
