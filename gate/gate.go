@@ -122,6 +122,19 @@ func (g *Gate) Cancel(ctx context.Context, id string, reason string) (*Approval,
 	return nil, errNotImplemented
 }
 
+// AddMessageRef records where a frontend showed an approval, so it can be
+// edited after a decision or a restart. A ref for the same frontend and chat
+// replaces the earlier one.
+func (g *Gate) AddMessageRef(ctx context.Context, id string, ref MessageRef) (*Approval, error) {
+	return nil, errNotImplemented
+}
+
+// Value returns a frontend's stored value for key, or ErrNotFound.
+func (g *Gate) Value(ctx context.Context, key string) (string, error) { return "", errNotImplemented }
+
+// SetValue stores a frontend's value for key ("" deletes it).
+func (g *Gate) SetValue(ctx context.Context, key, value string) error { return errNotImplemented }
+
 // Rules lists Always rules of agent ("" for all).
 func (g *Gate) Rules(ctx context.Context, agent string) ([]AlwaysRule, error) {
 	return nil, errNotImplemented

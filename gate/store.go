@@ -21,13 +21,16 @@ var (
 // ApprovalStore keeps approvals durably. Every write returns only after it is
 // committed to disk (fsync), so a caller may tell others about it.
 type ApprovalStore interface {
-	// CreateApproval stores a new pending approval. If one with the same
-	// agent and idempotency key already exists it stores nothing and returns
-	// the existing one with ErrExists.
+	// CreateApproval stores a new pending approval and points the index of
+	// (agent, idempotency key) at it. If that index already points at a
+	// pending approval, it stores nothing and returns that approval with
+	// ErrExists (so two racing submits make one approval). A final approval
+	// under the same key does not block: the index moves to the new one.
 	CreateApproval(ctx context.Context, a *Approval) (*Approval, error)
 	// GetApproval returns the approval with id, or ErrNotFound.
 	GetApproval(ctx context.Context, id string) (*Approval, error)
-	// FindApproval returns the approval for an agent's idempotency key, or ErrNotFound.
+	// FindApproval returns the latest approval for an agent's idempotency
+	// key, or ErrNotFound.
 	FindApproval(ctx context.Context, agent, idempotencyKey string) (*Approval, error)
 	// UpdateApproval reads, changes with fn and writes the approval with id in
 	// one transaction. If fn returns an error nothing is written and that
@@ -78,10 +81,20 @@ type AuditLog interface {
 	VerifyAudit(ctx context.Context) (int, error)
 }
 
+// ValueStore keeps small named values for frontends (a paired chat id, a
+// Telegram update offset, ...), so they survive restarts.
+type ValueStore interface {
+	// GetValue returns the value of key, or ErrNotFound.
+	GetValue(ctx context.Context, key string) (string, error)
+	// PutValue stores value under key ("" deletes it).
+	PutValue(ctx context.Context, key, value string) error
+}
+
 // Store is everything the gate keeps.
 type Store interface {
 	ApprovalStore
 	RuleStore
 	DenialStore
 	AuditLog
+	ValueStore
 }
