@@ -2,9 +2,38 @@ package gate
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base32"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+)
+
+// Defaults for Config fields left zero.
+const (
+	DefaultTimeout    = 10 * time.Minute
+	DefaultDenyMemory = 5 * time.Minute
+	// reattachWindow is how long after its decision an approval found by a
+	// derived idempotency key (no tool_use_id) is still returned to a
+	// re-posting client; later, the same call is a new call.
+	reattachWindow = 2 * time.Minute
+	// auditInflight bounds audit writes of at-once answers in flight; bbolt
+	// group-commits concurrent writes, so callers do not each pay an fsync.
+	auditInflight = 256
+)
+
+// Limits on what a call may carry, so a client cannot bloat the store.
+const (
+	maxAgentLen  = 128
+	maxToolLen   = 256
+	maxIDLen     = 256
+	maxCwdLen    = 4096
+	maxInputLen  = 512 << 10
+	maxReasonLen = 2000
 )
 
 // Config holds the gate's lifecycle settings.
@@ -12,7 +41,7 @@ type Config struct {
 	// Timeout is how long an approval waits for a person (default 10m).
 	Timeout time.Duration
 	// DenyMemory is how long a person's denial of an exact call is
-	// remembered and repeated without prompting (default 5m; 0 disables).
+	// remembered and repeated without prompting (default 5m; negative disables).
 	DenyMemory time.Duration
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
@@ -28,7 +57,7 @@ type Decision struct {
 	Reason    string     `json:"reason,omitempty"`
 	By        string     `json:"by"`               // who decided (display name or id)
 	Via       string     `json:"via"`              // which surface: telegram, slack, cli, api, watch
-	Digest    string     `json:"digest,omitempty"` // if set, must equal the approval's digest
+	Digest    string     `json:"digest,omitempty"` // if set, must equal the approval's digest (a prefix of at least 8 hex digits is accepted)
 }
 
 // Event types sent to subscribers.
@@ -50,128 +79,276 @@ type Health struct {
 	Pending    int    `json:"pending"`
 }
 
-// errNotImplemented marks the skeleton while the lifecycle is written.
-var errNotImplemented = errors.New("not implemented")
-
 // Gate runs the approval lifecycle. It is safe for concurrent use.
 type Gate struct {
 	cfg    Config
 	store  Store
 	logger *slog.Logger
+
+	policy    atomic.Pointer[Policy]
+	rulesErr  atomic.Pointer[string]
+	auditSem  chan struct{}
+	auditWG   sync.WaitGroup
+	notifiers []*notifierQueue
+
+	mu      sync.Mutex
+	closed  bool
+	started bool
+	waiters map[string]chan struct{} // closed when the approval becomes final
+	timers  map[string]*time.Timer
+	pending int
+	always  map[string]*AlwaysSet // per agent, compiled from the store
+	modes   map[string]Mode
+	subs    map[*subscriber]struct{}
+	done    chan struct{}
 }
 
 // New returns a gate on store with the compiled policy p.
 func New(cfg Config, p *Policy, store Store, logger *slog.Logger) *Gate {
-	return &Gate{cfg: cfg, store: store, logger: logger}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.DenyMemory == 0 {
+		cfg.DenyMemory = DefaultDenyMemory
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	g := &Gate{
+		cfg:      cfg,
+		store:    store,
+		logger:   logger,
+		auditSem: make(chan struct{}, auditInflight),
+		waiters:  make(map[string]chan struct{}),
+		timers:   make(map[string]*time.Timer),
+		always:   make(map[string]*AlwaysSet),
+		modes:    make(map[string]Mode),
+		subs:     make(map[*subscriber]struct{}),
+		done:     make(chan struct{}),
+	}
+	g.policy.Store(p)
+	return g
 }
 
-// SetPolicy swaps in a newly loaded policy (rules file reload).
-func (g *Gate) SetPolicy(p *Policy) {}
+// SetPolicy swaps in a newly loaded policy (rules file reload). Pending
+// approvals keep the evaluation they were shown with.
+func (g *Gate) SetPolicy(p *Policy) { g.policy.Store(p) }
 
 // SetRulesError records (or, with "", clears) a failed rules reload for Health.
-func (g *Gate) SetRulesError(msg string) {}
-
-// AddNotifier registers a frontend. Call before Start.
-func (g *Gate) AddNotifier(n Notifier) {}
-
-// Start loads pending approvals, expires those past their deadline, and hands
-// the rest to the notifiers to refresh. Call once.
-func (g *Gate) Start(ctx context.Context) error { return errNotImplemented }
-
-// Close stops timers and notifier goroutines. Waiters get ErrClosed.
-func (g *Gate) Close() error { return nil }
-
-// Evaluate answers a call from the rules without recording anything.
-func (g *Gate) Evaluate(ctx context.Context, c Call) (Evaluation, error) {
-	return Evaluation{}, errNotImplemented
+func (g *Gate) SetRulesError(msg string) {
+	if msg == "" {
+		g.rulesErr.Store(nil)
+		return
+	}
+	g.rulesErr.Store(&msg)
 }
 
-// Submit evaluates a call. allow/deny are answered at once (status allowed or
-// denied, audited, not stored as approvals). ask creates a pending approval,
-// durable before any frontend hears of it; a call whose agent and
-// idempotency key match an existing approval attaches to it instead.
-// ErrInvalid (wrapped) for a bad call.
-func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) { return nil, errNotImplemented }
+// AddNotifier registers a frontend. Call before Start.
+func (g *Gate) AddNotifier(n Notifier) {
+	q := newNotifierQueue(n, g.logger, g.done)
+	g.mu.Lock()
+	g.notifiers = append(g.notifiers, q)
+	g.mu.Unlock()
+}
 
-// Wait blocks until the approval with id is final or ctx ends, and returns
-// it as it then is (still pending if ctx ended first; the error is nil then).
-// ErrNotFound for an unknown id.
-func (g *Gate) Wait(ctx context.Context, id string) (*Approval, error) {
-	return nil, errNotImplemented
+func (g *Gate) now() time.Time { return g.cfg.Now() }
+
+// newID returns a short random id: 16 base32 characters (80 bits), small
+// enough for Telegram's 64-byte callback data.
+func newID() string {
+	var b [10]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("crypto/rand failed: %v", err)) // never happens on supported platforms
+	}
+	return strings.ToLower(base32.StdEncoding.EncodeToString(b[:]))
+}
+
+// Start loads pending approvals, expires those past their deadline, arms the
+// timers of the rest and hands them to the notifiers to refresh. Call once,
+// after AddNotifier.
+func (g *Gate) Start(ctx context.Context) error {
+	g.mu.Lock()
+	if g.started {
+		g.mu.Unlock()
+		return errors.New("gate already started")
+	}
+	g.started = true
+	qs := g.notifiers
+	g.mu.Unlock()
+	for _, q := range qs {
+		q.start()
+	}
+	pending, err := g.store.ListApprovals(ctx, StatusPending)
+	if err != nil {
+		return fmt.Errorf("load pending approvals: %w", err)
+	}
+	now := g.now()
+	var expired, kept int
+	for _, a := range pending {
+		if !now.Before(a.Deadline) {
+			if _, err := g.expire(ctx, a.ID); err != nil && !errors.Is(err, ErrAlreadyDecided) {
+				return fmt.Errorf("expire approval %s: %w", a.ID, err)
+			}
+			expired++
+			continue
+		}
+		// Restarts is not persisted (10,000 fsyncs would slow start-up);
+		// it tells frontends this prompt predates the restart.
+		a.Restarts++
+		g.mu.Lock()
+		g.pending++
+		g.armTimerLocked(a.ID, a.Deadline)
+		g.mu.Unlock()
+		g.notify(a)
+		kept++
+	}
+	g.logger.Info("gate started", "pending", kept, "expired_on_start", expired)
+	return nil
+}
+
+// Close stops timers and notifier goroutines and waits for audit writes.
+// Waiters get ErrClosed. Pending approvals stay pending in the store.
+func (g *Gate) Close() error {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return nil
+	}
+	g.closed = true
+	for id, t := range g.timers {
+		t.Stop()
+		delete(g.timers, id)
+	}
+	for s := range g.subs {
+		s.close()
+		delete(g.subs, s)
+	}
+	close(g.done)
+	qs := g.notifiers
+	g.mu.Unlock()
+	for _, q := range qs {
+		q.wait()
+	}
+	g.auditWG.Wait()
+	return nil
+}
+
+func (g *Gate) isClosed() bool {
+	select {
+	case <-g.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // Get returns the approval with id, or ErrNotFound.
-func (g *Gate) Get(ctx context.Context, id string) (*Approval, error) { return nil, errNotImplemented }
+func (g *Gate) Get(ctx context.Context, id string) (*Approval, error) {
+	if err := validID(id); err != nil {
+		return nil, err
+	}
+	a, err := g.store.GetApproval(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("get approval %s: %w", id, err)
+	}
+	return a, nil
+}
 
 // List returns approvals with status ("" for all), oldest first.
 func (g *Gate) List(ctx context.Context, status Status) ([]*Approval, error) {
-	return nil, errNotImplemented
+	if status != "" && !status.Valid() {
+		return nil, fmt.Errorf("%w: unknown status %q", ErrInvalid, status)
+	}
+	as, err := g.store.ListApprovals(ctx, status)
+	if err != nil {
+		return nil, fmt.Errorf("list approvals: %w", err)
+	}
+	return as, nil
 }
 
-// Decide applies a person's decision. Only the first decision counts:
-// ErrAlreadyDecided (with the approval as it is) for the others;
-// ErrDigestMismatch if d.Digest is set and differs; ErrNotFound.
-// Authorization is the caller's job (frontends check their approver lists,
-// the API its tokens).
-func (g *Gate) Decide(ctx context.Context, id string, d Decision) (*Approval, error) {
-	return nil, errNotImplemented
-}
-
-// Cancel closes a pending approval because its agent went away.
-func (g *Gate) Cancel(ctx context.Context, id string, reason string) (*Approval, error) {
-	return nil, errNotImplemented
+// Health reports the gate's state.
+func (g *Gate) Health(ctx context.Context) Health {
+	h := Health{OK: !g.isClosed()}
+	if p := g.rulesErr.Load(); p != nil {
+		h.OK = false
+		h.RulesError = *p
+	}
+	g.mu.Lock()
+	h.Pending = g.pending
+	g.mu.Unlock()
+	return h
 }
 
 // AddMessageRef records where a frontend showed an approval, so it can be
 // edited after a decision or a restart. A ref for the same frontend and chat
 // replaces the earlier one.
 func (g *Gate) AddMessageRef(ctx context.Context, id string, ref MessageRef) (*Approval, error) {
-	return nil, errNotImplemented
+	if ref.Frontend == "" || ref.MessageID == "" {
+		return nil, fmt.Errorf("%w: message ref needs frontend and message id", ErrInvalid)
+	}
+	if ref.SentAt.IsZero() {
+		ref.SentAt = g.now()
+	}
+	a, err := g.store.UpdateApproval(ctx, id, func(a *Approval) error {
+		for i, m := range a.Messages {
+			if m.Frontend == ref.Frontend && m.ChatID == ref.ChatID {
+				a.Messages[i] = ref
+				return nil
+			}
+		}
+		a.Messages = append(a.Messages, ref)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record message of approval %s: %w", id, err)
+	}
+	return a, nil
 }
 
 // Value returns a frontend's stored value for key, or ErrNotFound.
-func (g *Gate) Value(ctx context.Context, key string) (string, error) { return "", errNotImplemented }
+func (g *Gate) Value(ctx context.Context, key string) (string, error) {
+	v, err := g.store.GetValue(ctx, key)
+	if err != nil {
+		return "", fmt.Errorf("get value %s: %w", key, err)
+	}
+	return v, nil
+}
 
 // SetValue stores a frontend's value for key ("" deletes it).
-func (g *Gate) SetValue(ctx context.Context, key, value string) error { return errNotImplemented }
-
-// Rules lists Always rules of agent ("" for all).
-func (g *Gate) Rules(ctx context.Context, agent string) ([]AlwaysRule, error) {
-	return nil, errNotImplemented
+func (g *Gate) SetValue(ctx context.Context, key, value string) error {
+	if key == "" {
+		return fmt.Errorf("%w: empty key", ErrInvalid)
+	}
+	if err := g.store.PutValue(ctx, key, value); err != nil {
+		return fmt.Errorf("put value %s: %w", key, err)
+	}
+	return nil
 }
-
-// AddRule validates and stores an Always rule (assigning its ID and
-// CreatedAt), then resolves the agent's pending approvals that now allow.
-func (g *Gate) AddRule(ctx context.Context, r AlwaysRule) (AlwaysRule, error) {
-	return AlwaysRule{}, errNotImplemented
-}
-
-// RemoveRule deletes an Always rule, or ErrNotFound.
-func (g *Gate) RemoveRule(ctx context.Context, id string) (AlwaysRule, error) {
-	return AlwaysRule{}, errNotImplemented
-}
-
-// SetMode sets an agent's mode.
-func (g *Gate) SetMode(ctx context.Context, agent string, m Mode) error { return errNotImplemented }
-
-// Mode returns an agent's mode (interactive when never set).
-func (g *Gate) Mode(ctx context.Context, agent string) (Mode, error) {
-	return ModeInteractive, errNotImplemented
-}
-
-// Subscribe returns a channel of events. Every pending approval is sent
-// first as approval_required (replay), then live events. The channel is
-// closed when ctx ends or the gate closes. A subscriber too slow to keep up
-// is dropped (its channel closed) rather than blocking the gate.
-func (g *Gate) Subscribe(ctx context.Context) <-chan Event { return nil }
-
-// Health reports the gate's state.
-func (g *Gate) Health(ctx context.Context) Health { return Health{} }
 
 // Audit returns audit entries after seq, at most limit (0: all).
 func (g *Gate) Audit(ctx context.Context, after uint64, limit int) ([]AuditEntry, error) {
-	return nil, errNotImplemented
+	es, err := g.store.ListAudit(ctx, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list audit: %w", err)
+	}
+	return es, nil
 }
 
 // VerifyAudit checks the audit chain.
-func (g *Gate) VerifyAudit(ctx context.Context) (int, error) { return 0, errNotImplemented }
+func (g *Gate) VerifyAudit(ctx context.Context) (int, error) {
+	n, err := g.store.VerifyAudit(ctx)
+	if err != nil {
+		return n, fmt.Errorf("verify audit: %w", err)
+	}
+	return n, nil
+}
+
+func validID(id string) error {
+	if id == "" || len(id) > maxIDLen {
+		return fmt.Errorf("%w: bad approval id", ErrInvalid)
+	}
+	return nil
+}

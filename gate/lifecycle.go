@@ -1,0 +1,454 @@
+package gate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// normalize validates c and fills defaults. It returns ErrInvalid (wrapped)
+// for anything malformed, before anything is recorded.
+func normalize(c Call) (Call, error) {
+	if c.Agent == "" {
+		c.Agent = "default"
+	}
+	switch {
+	case c.Tool == "":
+		return c, fmt.Errorf("%w: tool is required", ErrInvalid)
+	case len(c.Tool) > maxToolLen, len(c.Agent) > maxAgentLen, len(c.SessionID) > maxIDLen,
+		len(c.IdempotencyKey) > maxIDLen, len(c.Cwd) > maxCwdLen:
+		return c, fmt.Errorf("%w: a field is too long", ErrInvalid)
+	case len(c.Input) > maxInputLen:
+		return c, fmt.Errorf("%w: input larger than %d bytes", ErrInvalid, maxInputLen)
+	case !utf8.ValidString(c.Tool) || !utf8.ValidString(c.Agent) || !utf8.ValidString(c.SessionID) || !utf8.ValidString(c.Cwd):
+		return c, fmt.Errorf("%w: fields must be UTF-8", ErrInvalid)
+	}
+	if len(c.Input) > 0 {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(c.Input, &obj); err != nil {
+			return c, fmt.Errorf("%w: input must be a JSON object: %v", ErrInvalid, err)
+		}
+	}
+	return c, nil
+}
+
+// idempotencyKey returns the key a call is deduplicated by, and whether the
+// agent supplied it (a tool_use_id names one call for good; a derived key
+// only recognises a client re-posting after a lost connection).
+func idempotencyKey(c Call, digest string) (key string, explicit bool) {
+	if c.IdempotencyKey != "" {
+		return c.IdempotencyKey, true
+	}
+	h := sha256.Sum256([]byte(c.SessionID + "\x00" + c.Cwd + "\x00" + digest))
+	return "derived:" + hex.EncodeToString(h[:16]), false
+}
+
+func denialKey(agent, tool, digest string) string {
+	return agent + "\x00" + tool + "\x00" + digest
+}
+
+// Evaluate answers a call from the rules without recording anything.
+func (g *Gate) Evaluate(ctx context.Context, c Call) (Evaluation, error) {
+	c, err := normalize(c)
+	if err != nil {
+		return Evaluation{}, err
+	}
+	return g.evaluate(ctx, c)
+}
+
+func (g *Gate) evaluate(ctx context.Context, c Call) (Evaluation, error) {
+	set, err := g.alwaysSet(ctx, c.Agent)
+	if err != nil {
+		return Evaluation{}, err
+	}
+	mode, err := g.Mode(ctx, c.Agent)
+	if err != nil {
+		return Evaluation{}, err
+	}
+	p := g.policy.Load()
+	if p == nil {
+		return Evaluation{}, errors.New("no rules loaded")
+	}
+	return p.Evaluate(c, Env{Mode: mode, Always: set, Now: g.now()}), nil
+}
+
+// Submit evaluates a call. allow/deny are answered at once (status allowed or
+// denied, audited, not stored as approvals). ask creates a pending approval,
+// durable before any frontend hears of it; a call whose agent and
+// idempotency key match an existing approval attaches to it instead.
+// ErrInvalid (wrapped) for a bad call.
+func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) {
+	if g.isClosed() {
+		return nil, ErrClosed
+	}
+	c, err := normalize(c)
+	if err != nil {
+		return nil, err
+	}
+	digest, err := c.Digest()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	key, explicit := idempotencyKey(c, digest)
+	c.IdempotencyKey = key
+
+	if a, ok, err := g.attach(ctx, c, explicit); err != nil || ok {
+		return a, err
+	}
+
+	ev, err := g.evaluate(ctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate %s call of %s: %w", c.Tool, c.Agent, err)
+	}
+	now := g.now()
+	a := &Approval{
+		ID: newID(), Agent: c.Agent, SessionID: c.SessionID, Tool: c.Tool, Input: c.Input,
+		Cwd: c.Cwd, IdempotencyKey: key, Digest: digest, Evaluation: ev, CreatedAt: now,
+	}
+	switch ev.Decision {
+	case Allow, Deny:
+		return g.answerAtOnce(ctx, a, ev.Decision, ev.Reason, "rules"), nil
+	}
+	// A person denied this exact call moments ago: say so again instead of
+	// prompting again.
+	if g.cfg.DenyMemory > 0 {
+		d, err := g.store.RecentDenial(ctx, denialKey(c.Agent, c.Tool, digest), now)
+		switch {
+		case err == nil:
+			reason := "denied earlier by " + d.By
+			if d.Reason != "" {
+				reason += ": " + d.Reason
+			}
+			a.DecidedBy = d.By
+			return g.answerAtOnce(ctx, a, Deny, reason, "memory"), nil
+		case !errors.Is(err, ErrNotFound):
+			return nil, fmt.Errorf("look up denial memory: %w", err)
+		}
+	}
+
+	a.Status = StatusPending
+	a.Deadline = now.Add(g.cfg.Timeout)
+	stored, err := g.store.CreateApproval(ctx, a)
+	if errors.Is(err, ErrExists) {
+		return stored, nil // a racing submit of the same call won
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store approval for %s call of %s: %w", c.Tool, c.Agent, err)
+	}
+	g.audit(ctx, AuditEntry{Event: "pending", ApprovalID: a.ID, Agent: a.Agent, Tool: a.Tool,
+		Digest: digest, Status: StatusPending, Detail: ev.Reason}, true)
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return stored, nil // stays pending in the store; the next start re-notifies
+	}
+	g.pending++
+	g.armTimerLocked(a.ID, a.Deadline)
+	g.publishLocked(Event{Type: EventApprovalRequired, Approval: stored})
+	g.mu.Unlock()
+	g.notify(stored)
+	g.logger.Info("approval pending", "approval", a.ID, "agent", a.Agent, "tool", a.Tool)
+	return stored, nil
+}
+
+// attach finds an existing approval for the call's idempotency key.
+func (g *Gate) attach(ctx context.Context, c Call, explicit bool) (*Approval, bool, error) {
+	a, err := g.store.FindApproval(ctx, c.Agent, c.IdempotencyKey)
+	if errors.Is(err, ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("find approval by idempotency key: %w", err)
+	}
+	if explicit {
+		return a, true, nil
+	}
+	if a.Status == StatusPending {
+		return a, true, nil
+	}
+	if a.DecidedAt != nil && g.now().Sub(*a.DecidedAt) < reattachWindow {
+		return a, true, nil
+	}
+	return nil, false, nil
+}
+
+// answerAtOnce completes a call the rules (or denial memory) decided.
+func (g *Gate) answerAtOnce(ctx context.Context, a *Approval, d Action, reason, via string) *Approval {
+	a.Decision = d
+	a.Reason = reason
+	a.Via = via
+	a.Status = StatusAllowed
+	if d == Deny {
+		a.Status = StatusDenied
+	}
+	t := a.CreatedAt
+	a.DecidedAt = &t
+	g.audit(ctx, AuditEntry{Event: "evaluated", ApprovalID: a.ID, Agent: a.Agent, Tool: a.Tool,
+		Digest: a.Digest, Status: a.Status, Decision: d, By: a.DecidedBy, Detail: reason}, false)
+	return a
+}
+
+// audit appends e. Entries for approvals are written before returning;
+// entries for at-once answers are written in the background (bbolt groups
+// concurrent writes into one fsync), so allowed calls stay fast. Close waits
+// for them.
+func (g *Gate) audit(ctx context.Context, e AuditEntry, sync bool) {
+	e.Time = g.now()
+	write := func() {
+		// Detached from the request: the audit line must be written even if
+		// the client has gone.
+		if _, err := g.store.AppendAudit(context.WithoutCancel(ctx), e); err != nil {
+			g.logger.Error("audit append failed", "event", e.Event, "approval", e.ApprovalID, "err", err)
+		}
+	}
+	if sync {
+		write()
+		return
+	}
+	g.auditSem <- struct{}{}
+	g.auditWG.Add(1)
+	go func() {
+		defer func() { <-g.auditSem; g.auditWG.Done() }()
+		write()
+	}()
+}
+
+// Wait blocks until the approval with id is final or ctx ends, and returns
+// it as it then is (still pending if ctx ended first; the error is nil then).
+// ErrNotFound for an unknown id; ErrClosed when the gate closes.
+func (g *Gate) Wait(ctx context.Context, id string) (*Approval, error) {
+	for {
+		a, err := g.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if a.Status.Final() {
+			return a, nil
+		}
+		g.mu.Lock()
+		if g.closed {
+			g.mu.Unlock()
+			return a, ErrClosed
+		}
+		ch, ok := g.waiters[id]
+		if !ok {
+			ch = make(chan struct{})
+			g.waiters[id] = ch
+		}
+		g.mu.Unlock()
+		// Re-read after registering: a decision between the first read and
+		// the registration would otherwise be missed.
+		if a, err = g.Get(ctx, id); err != nil {
+			return nil, err
+		}
+		if a.Status.Final() {
+			return a, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return a, nil
+		case <-g.done:
+			return a, ErrClosed
+		}
+	}
+}
+
+// Decide applies a person's decision. Only the first decision counts:
+// ErrAlreadyDecided (with the approval as it is) for the others;
+// ErrDigestMismatch if d.Digest is set and differs; ErrNotFound.
+// Authorization is the caller's job (frontends check their approver lists,
+// the API its tokens).
+func (g *Gate) Decide(ctx context.Context, id string, d Decision) (*Approval, error) {
+	if err := validID(id); err != nil {
+		return nil, err
+	}
+	if len(d.Reason) > maxReasonLen || len(d.By) > maxAgentLen || len(d.Via) > maxAgentLen {
+		return nil, fmt.Errorf("%w: reason or decider too long", ErrInvalid)
+	}
+	if d.Digest != "" && len(d.Digest) < 8 {
+		return nil, fmt.Errorf("%w: digest prefix too short", ErrInvalid)
+	}
+	if d.By == "" {
+		d.By = "unknown"
+	}
+	if d.Always && !d.Approve {
+		return nil, fmt.Errorf("%w: always needs approve", ErrInvalid)
+	}
+	if d.Stop && d.Approve {
+		return nil, fmt.Errorf("%w: stop needs deny", ErrInvalid)
+	}
+	switch d.Scope {
+	case "":
+		d.Scope = ScopeAgent
+	case ScopeAgent, ScopeSession:
+	default:
+		return nil, fmt.Errorf("%w: unknown scope %q", ErrInvalid, d.Scope)
+	}
+	now := g.now()
+	a, err := g.finish(ctx, id, func(a *Approval) error {
+		if d.Digest != "" && !strings.HasPrefix(a.Digest, d.Digest) {
+			return ErrDigestMismatch
+		}
+		if d.Always && len(a.Evaluation.AlwaysRules) == 0 {
+			return fmt.Errorf("%w: this call has no safe Always pattern; approve it once", ErrInvalid)
+		}
+		a.DecidedBy, a.Via, a.Reason = d.By, d.Via, d.Reason
+		switch {
+		case d.Approve && d.Always:
+			a.Status, a.Decision = StatusApprovedAlways, Allow
+		case d.Approve:
+			a.Status, a.Decision = StatusApproved, Allow
+		case d.Stop:
+			a.Status, a.Decision = StatusDeniedStop, Deny
+		default:
+			a.Status, a.Decision = StatusDenied, Deny
+		}
+		return nil
+	})
+	if err != nil {
+		return a, err
+	}
+	if a.Decision == Deny && g.cfg.DenyMemory > 0 {
+		err := g.store.RememberDenial(ctx, Denial{Key: denialKey(a.Agent, a.Tool, a.Digest), Reason: a.Reason,
+			By: a.DecidedBy, ApprovalID: a.ID, Until: now.Add(g.cfg.DenyMemory)})
+		if err != nil {
+			g.logger.Error("remember denial failed", "approval", a.ID, "err", err)
+		}
+	}
+	if a.Status == StatusApprovedAlways {
+		for _, p := range a.Evaluation.AlwaysRules {
+			r := AlwaysRule{Agent: a.Agent, Tool: p.Tool, Pattern: p.Pattern, Scope: d.Scope,
+				ExpiresAt: d.ExpiresAt, CreatedBy: d.By, ApprovalID: a.ID}
+			if d.Scope == ScopeSession {
+				r.SessionID = a.SessionID
+			}
+			if _, err := g.addRule(ctx, r, false); err != nil {
+				g.logger.Error("save always rule failed", "approval", a.ID, "pattern", p.Pattern, "err", err)
+			}
+		}
+		g.cascade(ctx, a.Agent, d.By, "always-rule")
+	}
+	return a, nil
+}
+
+// Cancel closes a pending approval because its agent went away.
+func (g *Gate) Cancel(ctx context.Context, id string, reason string) (*Approval, error) {
+	if err := validID(id); err != nil {
+		return nil, err
+	}
+	if len(reason) > maxReasonLen {
+		return nil, fmt.Errorf("%w: reason too long", ErrInvalid)
+	}
+	if reason == "" {
+		reason = "the agent went away"
+	}
+	return g.finish(ctx, id, func(a *Approval) error {
+		a.Status, a.Decision, a.Reason, a.Via = StatusCancelled, Deny, reason, "agent"
+		return nil
+	})
+}
+
+// expire closes an approval whose deadline passed.
+func (g *Gate) expire(ctx context.Context, id string) (*Approval, error) {
+	return g.finish(ctx, id, func(a *Approval) error {
+		a.Status, a.Decision, a.Via = StatusExpired, Deny, "timeout"
+		a.Reason = fmt.Sprintf("no decision within %s", a.Deadline.Sub(a.CreatedAt).Round(time.Second))
+		return nil
+	})
+}
+
+// finish moves a pending approval to a final state with fn, atomically in
+// the store (so of racing decisions exactly one wins), then wakes waiters,
+// audits, publishes and tells the notifiers.
+func (g *Gate) finish(ctx context.Context, id string, fn func(*Approval) error) (*Approval, error) {
+	now := g.now()
+	var current *Approval
+	a, err := g.store.UpdateApproval(ctx, id, func(a *Approval) error {
+		if a.Status.Final() {
+			current = a
+			return ErrAlreadyDecided
+		}
+		if err := fn(a); err != nil {
+			current = a
+			return err
+		}
+		a.DecidedAt = &now
+		return nil
+	})
+	if err != nil {
+		if current != nil {
+			// Callers show the current state ("already decided by ...").
+			return current, fmt.Errorf("decide approval %s: %w", id, err)
+		}
+		return nil, fmt.Errorf("decide approval %s: %w", id, err)
+	}
+	g.audit(ctx, AuditEntry{Event: "decided", ApprovalID: a.ID, Agent: a.Agent, Tool: a.Tool,
+		Digest: a.Digest, Status: a.Status, Decision: a.Decision, By: a.DecidedBy, Detail: a.Reason}, true)
+	g.mu.Lock()
+	if t, ok := g.timers[id]; ok {
+		t.Stop()
+		delete(g.timers, id)
+	}
+	if ch, ok := g.waiters[id]; ok {
+		close(ch)
+		delete(g.waiters, id)
+	}
+	if g.pending > 0 {
+		g.pending--
+	}
+	g.publishLocked(Event{Type: EventApprovalResolved, Approval: a})
+	g.mu.Unlock()
+	g.resolved(a)
+	g.logger.Info("approval decided", "approval", a.ID, "status", a.Status, "by", a.DecidedBy, "via", a.Via)
+	return a, nil
+}
+
+func (g *Gate) armTimerLocked(id string, deadline time.Time) {
+	if g.closed {
+		return
+	}
+	g.timers[id] = time.AfterFunc(deadline.Sub(g.now()), func() {
+		ctx := context.Background()
+		if _, err := g.expire(ctx, id); err != nil && !errors.Is(err, ErrAlreadyDecided) && !g.isClosed() {
+			g.logger.Error("expire approval failed", "approval", id, "err", err)
+		}
+	})
+}
+
+// cascade re-evaluates the agent's other pending approvals after its Always
+// rules or its mode changed, and resolves those the rules now decide
+// (approve after an Always rule or approve_all, deny under strict).
+func (g *Gate) cascade(ctx context.Context, agent, by, why string) {
+	pending, err := g.store.ListApprovals(ctx, StatusPending)
+	if err != nil {
+		g.logger.Error("cascade: list pending failed", "agent", agent, "err", err)
+		return
+	}
+	for _, p := range pending {
+		if p.Agent != agent {
+			continue
+		}
+		ev, err := g.evaluate(ctx, p.Call())
+		if err != nil || ev.Decision == Ask {
+			continue
+		}
+		_, err = g.finish(ctx, p.ID, func(a *Approval) error {
+			a.Decision, a.DecidedBy, a.Via, a.Reason = ev.Decision, by, why, ev.Reason
+			a.Status = StatusApproved
+			if ev.Decision == Deny {
+				a.Status = StatusDenied
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, ErrAlreadyDecided) {
+			g.logger.Error("cascade: resolve failed", "approval", p.ID, "err", err)
+		}
+	}
+}
