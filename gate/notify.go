@@ -14,8 +14,8 @@ type notifierQueue struct {
 	logger *slog.Logger
 	done   <-chan struct{}
 
-	mu     sync.Mutex
-	queue  []notifyJob
+	mu      sync.Mutex
+	queue   []notifyJob
 	started bool
 	signal  chan struct{}
 	exited  chan struct{}
