@@ -1,0 +1,272 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"approvalbot/gate"
+)
+
+// approvalBuckets are the buckets an approval write touches.
+type approvalBuckets struct {
+	byID, bySeq, pending, byKey *bolt.Bucket
+}
+
+func openApprovalBuckets(tx *bolt.Tx) (approvalBuckets, error) {
+	var ab approvalBuckets
+	var err error
+	if ab.byID, err = bucket(tx, bucketApprovals); err != nil {
+		return ab, err
+	}
+	if ab.bySeq, err = bucket(tx, bucketApprovalSeq); err != nil {
+		return ab, err
+	}
+	if ab.pending, err = bucket(tx, bucketPending); err != nil {
+		return ab, err
+	}
+	if ab.byKey, err = bucket(tx, bucketIdempotency); err != nil {
+		return ab, err
+	}
+	return ab, nil
+}
+
+// idemKey is the idempotency index key of (agent, key).
+func idemKey(agent, key string) []byte { return append(agentKey(agent), key...) }
+
+// getApproval reads the approval with id; ErrNotFound if there is none.
+func (ab approvalBuckets) get(id string) (uint64, *gate.Approval, error) {
+	if id == "" {
+		return 0, nil, fmt.Errorf("approval id is empty: %w", gate.ErrNotFound)
+	}
+	v := ab.byID.Get([]byte(id))
+	if v == nil {
+		return 0, nil, fmt.Errorf("approval %q: %w", id, gate.ErrNotFound)
+	}
+	seq, body, err := splitRecord(v)
+	if err != nil {
+		return 0, nil, fmt.Errorf("approval %q: %w", id, err)
+	}
+	a := new(gate.Approval)
+	if err := json.Unmarshal(body, a); err != nil {
+		return 0, nil, fmt.Errorf("decode approval %q: %w", id, err)
+	}
+	return seq, a, nil
+}
+
+// put writes a and keeps the pending index in step with its status.
+func (ab approvalBuckets) put(seq uint64, a *gate.Approval) error {
+	body, err := json.Marshal(a)
+	if err != nil {
+		return fmt.Errorf("encode approval %q: %w", a.ID, err)
+	}
+	if err := ab.byID.Put([]byte(a.ID), record(seq, body)); err != nil {
+		return err
+	}
+	if a.Status == gate.StatusPending {
+		return ab.pending.Put(u64(seq), []byte(a.ID))
+	}
+	return ab.pending.Delete(u64(seq))
+}
+
+// validApproval rejects what would corrupt the indexes or what no reader
+// could make sense of.
+func validApproval(a *gate.Approval) error {
+	if a.ID == "" {
+		return fmt.Errorf("approval without id: %w", gate.ErrInvalid)
+	}
+	if !a.Status.Valid() {
+		return fmt.Errorf("approval %q: status %q: %w", a.ID, a.Status, gate.ErrInvalid)
+	}
+	return nil
+}
+
+// CreateApproval stores a new approval (status "" means pending) and points
+// the (agent, idempotency key) index at it. If the index already points at a
+// pending approval, nothing is stored and that approval is returned with an
+// error wrapping gate.ErrExists; bbolt runs one writer at a time, so racing
+// submits of one key make exactly one approval. An approval without an
+// idempotency key is not indexed. An id that is already used is an error
+// wrapping gate.ErrInvalid (not ErrExists, which means "attach to this one").
+func (s *Store) CreateApproval(ctx context.Context, a *gate.Approval) (*gate.Approval, error) {
+	if a == nil {
+		return nil, fmt.Errorf("store: create approval: nil approval: %w", gate.ErrInvalid)
+	}
+	c := *a
+	if c.Status == "" {
+		c.Status = gate.StatusPending
+	}
+	if err := validApproval(&c); err != nil {
+		return nil, fmt.Errorf("store: create approval: %w", err)
+	}
+	var existing *gate.Approval
+	err := s.update(ctx, fmt.Sprintf("create approval %q", c.ID), func(tx *bolt.Tx) error {
+		ab, err := openApprovalBuckets(tx)
+		if err != nil {
+			return err
+		}
+		if ab.byID.Get([]byte(c.ID)) != nil {
+			return fmt.Errorf("id already used: %w", gate.ErrInvalid)
+		}
+		var key []byte
+		if c.IdempotencyKey != "" {
+			key = idemKey(c.Agent, c.IdempotencyKey)
+			if id := ab.byKey.Get(key); id != nil {
+				_, prev, err := ab.get(string(id))
+				switch {
+				case errors.Is(err, gate.ErrNotFound):
+					// A dangling index entry: the key is free.
+				case err != nil:
+					return fmt.Errorf("idempotency key %q: %w", c.IdempotencyKey, err)
+				case prev.Status == gate.StatusPending:
+					existing = prev
+					return fmt.Errorf("idempotency key %q is pending as %q: %w", c.IdempotencyKey, prev.ID, gate.ErrExists)
+				}
+			}
+		}
+		seq, err := ab.byID.NextSequence()
+		if err != nil {
+			return err
+		}
+		if err := ab.put(seq, &c); err != nil {
+			return err
+		}
+		if err := ab.bySeq.Put(u64(seq), []byte(c.ID)); err != nil {
+			return err
+		}
+		if key != nil {
+			return ab.byKey.Put(key, []byte(c.ID))
+		}
+		return nil
+	})
+	if err != nil {
+		return existing, err
+	}
+	return &c, nil
+}
+
+// GetApproval returns the approval with id, or an error wrapping
+// gate.ErrNotFound.
+func (s *Store) GetApproval(ctx context.Context, id string) (*gate.Approval, error) {
+	var a *gate.Approval
+	err := s.view(ctx, fmt.Sprintf("get approval %q", id), func(tx *bolt.Tx) error {
+		ab, err := openApprovalBuckets(tx)
+		if err != nil {
+			return err
+		}
+		_, a, err = ab.get(id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// FindApproval returns the latest approval made under an agent's idempotency
+// key, or an error wrapping gate.ErrNotFound.
+func (s *Store) FindApproval(ctx context.Context, agent, idempotencyKey string) (*gate.Approval, error) {
+	var a *gate.Approval
+	err := s.view(ctx, fmt.Sprintf("find approval of agent %q key %q", agent, idempotencyKey), func(tx *bolt.Tx) error {
+		ab, err := openApprovalBuckets(tx)
+		if err != nil {
+			return err
+		}
+		if idempotencyKey == "" {
+			return fmt.Errorf("empty idempotency key: %w", gate.ErrNotFound)
+		}
+		id := ab.byKey.Get(idemKey(agent, idempotencyKey))
+		if id == nil {
+			return gate.ErrNotFound
+		}
+		_, a, err = ab.get(string(id))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// UpdateApproval reads the approval with id, lets fn change it and writes it
+// back, all in one transaction, so concurrent updates serialise and fn always
+// sees the latest state. If fn returns an error nothing is written and that
+// error is returned (wrapped). fn may not change the id, agent or
+// idempotency key (the indexes hang on them) nor set an unknown status.
+func (s *Store) UpdateApproval(ctx context.Context, id string, fn func(*gate.Approval) error) (*gate.Approval, error) {
+	var out *gate.Approval
+	err := s.update(ctx, fmt.Sprintf("update approval %q", id), func(tx *bolt.Tx) error {
+		ab, err := openApprovalBuckets(tx)
+		if err != nil {
+			return err
+		}
+		seq, a, err := ab.get(id)
+		if err != nil {
+			return err
+		}
+		agent, key := a.Agent, a.IdempotencyKey
+		if err := fn(a); err != nil {
+			return err
+		}
+		if a.ID != id || a.Agent != agent || a.IdempotencyKey != key {
+			return fmt.Errorf("id, agent and idempotency key cannot change: %w", gate.ErrInvalid)
+		}
+		if err := validApproval(a); err != nil {
+			return err
+		}
+		if err := ab.put(seq, a); err != nil {
+			return err
+		}
+		out = a
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListApprovals returns approvals in creation order; status "" means all.
+// Pending approvals come from their own index, so listing them costs what is
+// pending, not every approval ever made.
+func (s *Store) ListApprovals(ctx context.Context, status gate.Status) ([]*gate.Approval, error) {
+	if status != "" && !status.Valid() {
+		return nil, fmt.Errorf("store: list approvals: status %q: %w", status, gate.ErrInvalid)
+	}
+	var out []*gate.Approval
+	err := s.view(ctx, fmt.Sprintf("list approvals %q", status), func(tx *bolt.Tx) error {
+		ab, err := openApprovalBuckets(tx)
+		if err != nil {
+			return err
+		}
+		index := ab.bySeq
+		if status == gate.StatusPending {
+			index = ab.pending
+		}
+		c := index.Cursor()
+		n := 0
+		for k, id := c.First(); k != nil; k, id = c.Next() {
+			if n++; n%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			_, a, err := ab.get(string(id))
+			if err != nil {
+				// Not ErrNotFound: the list exists, the index is damaged.
+				return fmt.Errorf("index entry %x: %v", k, err)
+			}
+			if status == "" || a.Status == status {
+				out = append(out, a)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
