@@ -1,0 +1,350 @@
+// Package prompt builds the platform-neutral content of an approval prompt
+// (what a person is asked to approve) and the text of its outcome, so every
+// frontend (Telegram, Slack, the terminal) shows the same facts the same
+// way. Platform packages only lay the content out and escape it for their
+// markup. Every string in a Content is already passed through Visible (or
+// VisibleLine), so invisible and bidi characters can never hide in a prompt.
+package prompt
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"approvalbot/gate"
+)
+
+// BodyKind says what a prompt's body holds, so a frontend can label it.
+type BodyKind string
+
+// Body kinds.
+const (
+	BodyCommand BodyKind = "command" // a shell command line
+	BodyDiff    BodyKind = "diff"    // a unified diff of an edit
+	BodyContent BodyKind = "content" // the whole new content of a file write
+	BodyJSON    BodyKind = "json"    // any other tool's input, pretty-printed
+)
+
+// Field is one labelled fact of a prompt.
+type Field struct {
+	Name  string
+	Value string
+}
+
+// Content is what a frontend shows for a pending approval.
+type Content struct {
+	// Title is one line naming the agent and the tool.
+	Title string
+	// Fields are agent, session, cwd, tool, path, rule and deadline, in
+	// display order; empty ones are left out.
+	Fields []Field
+	// Body is the full command, diff, content or JSON; BodyKind says which.
+	Body     string
+	BodyKind BodyKind
+	// Warnings are things the person must not miss ("outside project: ...",
+	// "invisible characters").
+	Warnings []string
+	// Always are the patterns the Always button would save, as "Tool: pattern"
+	// when the tool differs from the call's, else the pattern alone.
+	Always []string
+	// Deadline is when the approval expires.
+	Deadline time.Time
+}
+
+// Shell tool names recognised when the evaluation does not say the kind.
+var shellTools = map[string]bool{"Bash": true, "shell": true, "shell_exec": true, "run_shell_command": true, "exec_command": true}
+
+// Build returns the content of a's prompt at now (now only phrases the
+// deadline as a duration).
+func Build(a *gate.Approval, now time.Time) Content {
+	c := Content{
+		Title:    VisibleLine(fmt.Sprintf("%s wants to run %s", nonEmpty(a.Agent, "an agent"), nonEmpty(a.Tool, "a tool"))),
+		Deadline: a.Deadline,
+	}
+	add := func(name, value string) {
+		if value != "" {
+			c.Fields = append(c.Fields, Field{Name: name, Value: VisibleLine(value)})
+		}
+	}
+	add("Agent", a.Agent)
+	add("Session", a.SessionID)
+	add("Cwd", a.Cwd)
+	add("Tool", a.Tool)
+
+	input := decodeInput(a.Input)
+	c.Body, c.BodyKind = body(a, input)
+	if p := pathOf(input); p != "" {
+		add("Path", p)
+	}
+	add("Asked by", RuleText(a.Evaluation))
+	if !a.Deadline.IsZero() {
+		add("Deadline", DeadlineText(a.Deadline, now))
+	}
+	add("ID", a.ID)
+
+	if a.Evaluation.OutsideProject {
+		paths := a.Evaluation.OutsidePaths
+		if len(paths) == 0 {
+			c.Warnings = append(c.Warnings, "outside project")
+		} else {
+			c.Warnings = append(c.Warnings, VisibleLine("outside project: "+strings.Join(paths, ", ")))
+		}
+	}
+	if HasInvisible(rawBody(a, input)) {
+		c.Warnings = append(c.Warnings, "invisible or control characters in the input (shown as ⟨U+…⟩)")
+	}
+	if len(a.Evaluation.AlwaysRules) > 0 {
+		for _, r := range a.Evaluation.AlwaysRules {
+			s := r.Pattern
+			if r.Tool != "" && r.Tool != a.Tool {
+				s = r.Tool + ": " + r.Pattern
+			}
+			c.Always = append(c.Always, VisibleLine(s))
+		}
+	} else {
+		for _, p := range a.Evaluation.Always {
+			c.Always = append(c.Always, VisibleLine(p))
+		}
+	}
+	return c
+}
+
+// Text renders c as plain text, whole (for a file, a terminal, a log).
+func (c Content) Text() string {
+	var b strings.Builder
+	b.WriteString(c.Title)
+	b.WriteString("\n\n")
+	for _, f := range c.Fields {
+		fmt.Fprintf(&b, "%s: %s\n", f.Name, f.Value)
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(&b, "WARNING: %s\n", w)
+	}
+	if c.Body != "" {
+		fmt.Fprintf(&b, "\n%s:\n%s\n", c.BodyKind, c.Body)
+	}
+	if len(c.Always) > 0 {
+		fmt.Fprintf(&b, "\nAlways would save: %s\n", strings.Join(c.Always, ", "))
+	}
+	return b.String()
+}
+
+// RuleText names the rule that made the gate ask, or its reason.
+func RuleText(e gate.Evaluation) string {
+	r := e.Rule
+	if r == nil {
+		return e.Reason
+	}
+	var b strings.Builder
+	b.WriteString(r.Layer)
+	if r.Tool != "" {
+		b.WriteString(" " + r.Tool)
+	}
+	if r.Pattern != "" {
+		b.WriteString(" " + r.Pattern)
+	}
+	if r.Action != "" {
+		b.WriteString(" → " + string(r.Action))
+	}
+	if r.File != "" {
+		fmt.Fprintf(&b, " (%s:%d)", r.File, r.Line)
+	}
+	if e.Reason != "" {
+		b.WriteString(": " + e.Reason)
+	}
+	return b.String()
+}
+
+// DeadlineText phrases a deadline as a UTC clock time and the time left.
+func DeadlineText(deadline, now time.Time) string {
+	s := deadline.UTC().Format("2006-01-02 15:04:05 UTC")
+	if left := deadline.Sub(now); left > 0 {
+		s += " (in " + left.Round(time.Second).String() + ")"
+	} else {
+		s += " (passed)"
+	}
+	return s
+}
+
+// Outcome is one line saying how a final approval ended: "Approved by @ana
+// via Slack at 12:03:04 UTC", "Denied by bob via Telegram at ...: reason",
+// "Expired at ...". A pending approval gives "Pending".
+func Outcome(a *gate.Approval) string {
+	var what string
+	switch a.Status {
+	case gate.StatusPending, "":
+		return "Pending"
+	case gate.StatusApproved, gate.StatusAllowed:
+		what = "Approved"
+	case gate.StatusApprovedAlways:
+		what = "Approved always"
+	case gate.StatusDenied:
+		what = "Denied"
+	case gate.StatusDeniedStop:
+		what = "Denied and stopped"
+	case gate.StatusExpired:
+		what = "Expired"
+	case gate.StatusCancelled:
+		what = "Cancelled"
+	default:
+		what = "Closed (" + string(a.Status) + ")"
+	}
+	var b strings.Builder
+	b.WriteString(what)
+	if a.DecidedBy != "" && a.Status != gate.StatusExpired {
+		b.WriteString(" by " + a.DecidedBy)
+	}
+	if a.Via != "" && a.Via != "timeout" {
+		b.WriteString(" via " + viaName(a.Via))
+	}
+	if a.DecidedAt != nil {
+		b.WriteString(" at " + a.DecidedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+	}
+	if a.Reason != "" {
+		b.WriteString(": " + a.Reason)
+	}
+	return VisibleLine(b.String())
+}
+
+func viaName(v string) string {
+	switch v {
+	case "telegram":
+		return "Telegram"
+	case "slack":
+		return "Slack"
+	case "cli":
+		return "CLI"
+	case "api":
+		return "API"
+	}
+	return v
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// decodeInput returns the input as a JSON object, or nil.
+func decodeInput(raw []byte) map[string]any {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil
+	}
+	return m
+}
+
+func str(m map[string]any, key string) (string, bool) {
+	s, ok := m[key].(string)
+	return s, ok
+}
+
+func pathOf(m map[string]any) string {
+	for _, k := range []string{"file_path", "notebook_path", "path"} {
+		if s, ok := str(m, k); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// shellCommand returns the command line of a shell tool's input.
+func shellCommand(m map[string]any) (string, bool) {
+	if s, ok := str(m, "command"); ok {
+		return s, true
+	}
+	if s, ok := str(m, "cmd"); ok {
+		return s, true
+	}
+	// Codex passes argv as an array.
+	for _, k := range []string{"command", "cmd"} {
+		if arr, ok := m[k].([]any); ok {
+			parts := make([]string, 0, len(arr))
+			for _, v := range arr {
+				s, ok := v.(string)
+				if !ok {
+					return "", false
+				}
+				parts = append(parts, s)
+			}
+			return strings.Join(parts, " "), true
+		}
+	}
+	return "", false
+}
+
+// rawBody is the body before Visible, to detect hidden characters.
+func rawBody(a *gate.Approval, m map[string]any) string {
+	if a.Evaluation.Kind == gate.KindShell || shellTools[a.Tool] {
+		if s, ok := shellCommand(m); ok {
+			return s
+		}
+	}
+	return string(a.Input)
+}
+
+// body returns the prompt body for a's input.
+func body(a *gate.Approval, m map[string]any) (string, BodyKind) {
+	if m != nil && (a.Evaluation.Kind == gate.KindShell || shellTools[a.Tool]) {
+		if s, ok := shellCommand(m); ok {
+			return Visible(s), BodyCommand
+		}
+	}
+	if m != nil {
+		switch a.Tool {
+		case "Edit", "edit_file":
+			oldS, ok1 := str(m, "old_string")
+			newS, ok2 := str(m, "new_string")
+			if ok1 && ok2 {
+				return Visible(Diff(pathOf(m), oldS, newS)), BodyDiff
+			}
+		case "MultiEdit":
+			if edits, ok := m["edits"].([]any); ok {
+				var b strings.Builder
+				for i, e := range edits {
+					em, _ := e.(map[string]any)
+					oldS, ok1 := str(em, "old_string")
+					newS, ok2 := str(em, "new_string")
+					if !ok1 || !ok2 {
+						return Visible(prettyJSON(a.Input)), BodyJSON
+					}
+					if i > 0 {
+						b.WriteString("\n")
+					}
+					b.WriteString(Diff(pathOf(m), oldS, newS))
+				}
+				return Visible(b.String()), BodyDiff
+			}
+		case "Write", "write_file":
+			if s, ok := str(m, "content"); ok {
+				return Visible(s), BodyContent
+			}
+		case "NotebookEdit":
+			if s, ok := str(m, "new_source"); ok {
+				return Visible(s), BodyContent
+			}
+		}
+	}
+	if len(bytes.TrimSpace(a.Input)) == 0 {
+		return "", BodyJSON
+	}
+	return Visible(prettyJSON(a.Input)), BodyJSON
+}
+
+// prettyJSON indents raw, or returns it as it is if it is not JSON.
+func prettyJSON(raw []byte) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
