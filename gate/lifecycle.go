@@ -223,8 +223,11 @@ func (g *Gate) audit(ctx context.Context, e AuditEntry, sync bool) {
 // it as it then is (still pending if ctx ended first; the error is nil then).
 // ErrNotFound for an unknown id; ErrClosed when the gate closes.
 func (g *Gate) Wait(ctx context.Context, id string) (*Approval, error) {
+	// Reads are short and must still answer once ctx has ended: the caller
+	// then gets the approval as it is.
+	rctx := context.WithoutCancel(ctx)
 	for {
-		a, err := g.Get(ctx, id)
+		a, err := g.Get(rctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +247,7 @@ func (g *Gate) Wait(ctx context.Context, id string) (*Approval, error) {
 		g.mu.Unlock()
 		// Re-read after registering: a decision between the first read and
 		// the registration would otherwise be missed.
-		if a, err = g.Get(ctx, id); err != nil {
+		if a, err = g.Get(rctx, id); err != nil {
 			return nil, err
 		}
 		if a.Status.Final() {

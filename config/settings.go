@@ -1,0 +1,141 @@
+// Package config reads approvalbot's settings from the environment and
+// loads the rules file.
+package config
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kelseyhightower/envconfig"
+)
+
+// Prefix is the environment prefix of every setting.
+const Prefix = "APPROVALBOT"
+
+// Settings are approvalbot's settings, from APPROVALBOT_* variables.
+// The `desc` tags are printed by `approvalbot doctor` and kept in step with
+// README.md by a test.
+type Settings struct {
+	DataDir     string            `envconfig:"DATA_DIR" desc:"directory of the bbolt file (default ~/.local/share/approvalbot)"`
+	Listen      string            `envconfig:"LISTEN" default:"127.0.0.1:8754" desc:"address the daemon's HTTP API listens on"`
+	URL         string            `envconfig:"URL" default:"http://127.0.0.1:8754" desc:"where clients (hooks, CLI, watch) reach the daemon"`
+	Token       string            `envconfig:"TOKEN" desc:"bearer token clients send"`
+	APITokens   map[string]string `envconfig:"API_TOKENS" desc:"agent tokens, agent:token,... (an agent token may only submit calls and read its own)"`
+	AdminTokens map[string]string `envconfig:"ADMIN_TOKENS" desc:"approver tokens, name:token,... (may decide, manage rules and modes)"`
+	Rules       string            `envconfig:"RULES" desc:"rules file (JSONC); embedded defaults when empty"`
+	Protect     []string          `envconfig:"PROTECT" desc:"extra paths no agent may write, comma-separated"`
+	Timeout     time.Duration     `envconfig:"TIMEOUT" default:"10m" desc:"how long an approval waits for a person"`
+	DenyMemory  time.Duration     `envconfig:"DENY_MEMORY" default:"5m" desc:"how long a denial of the exact same call is repeated without asking"`
+	LogLevel    string            `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
+	LogFormat   string            `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
+
+	TelegramToken     string  `envconfig:"TELEGRAM_TOKEN" desc:"Telegram bot token from @BotFather"`
+	TelegramChatID    int64   `envconfig:"TELEGRAM_CHAT_ID" desc:"chat to send prompts to (0: the chat paired with /pair)"`
+	TelegramApprovers []int64 `envconfig:"TELEGRAM_APPROVERS" desc:"Telegram user ids allowed to decide, comma-separated"`
+	TelegramAPIURL    string  `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org" desc:"Bot API base URL"`
+
+	SlackBotToken      string   `envconfig:"SLACK_BOT_TOKEN" desc:"Slack bot token (xoxb-...)"`
+	SlackAppToken      string   `envconfig:"SLACK_APP_TOKEN" desc:"Slack app-level token for Socket Mode (xapp-...)"`
+	SlackChannel       string   `envconfig:"SLACK_CHANNEL" desc:"Slack channel id to post prompts in"`
+	SlackApprovers     []string `envconfig:"SLACK_APPROVERS" desc:"Slack user ids allowed to decide, comma-separated"`
+	SlackSigningSecret string   `envconfig:"SLACK_SIGNING_SECRET" desc:"signing secret for HTTP interactivity (instead of Socket Mode)"`
+	SlackAPIURL        string   `envconfig:"SLACK_API_URL" default:"https://slack.com/api/" desc:"Slack Web API base URL"`
+	SlackListen        string   `envconfig:"SLACK_LISTEN" desc:"address for Slack HTTP interactivity (with SLACK_SIGNING_SECRET)"`
+}
+
+// Load reads the settings from the environment through getenv-backed
+// os.LookupEnv (envconfig reads the process environment).
+func Load() (Settings, error) {
+	var s Settings
+	if err := envconfig.Process(Prefix, &s); err != nil {
+		return s, fmt.Errorf("read %s_* settings: %w", Prefix, err)
+	}
+	if err := s.fill(); err != nil {
+		return s, err
+	}
+	return s, s.Validate()
+}
+
+// fill resolves defaults that depend on the machine.
+func (s *Settings) fill() error {
+	if s.DataDir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return fmt.Errorf("find home for the default data dir (set %s_DATA_DIR): %w", Prefix, err)
+		}
+		s.DataDir = filepath.Join(home, ".local", "share", "approvalbot")
+	}
+	if abs, err := filepath.Abs(s.DataDir); err == nil {
+		s.DataDir = abs
+	}
+	if s.Rules != "" {
+		if abs, err := filepath.Abs(s.Rules); err == nil {
+			s.Rules = abs
+		}
+	}
+	return nil
+}
+
+// Validate checks settings that would otherwise fail late or unsafely.
+func (s Settings) Validate() error {
+	if s.Timeout <= 0 {
+		return fmt.Errorf("%s_TIMEOUT must be positive, got %s", Prefix, s.Timeout)
+	}
+	if _, _, err := net.SplitHostPort(s.Listen); err != nil {
+		return fmt.Errorf("%s_LISTEN %q: %w", Prefix, s.Listen, err)
+	}
+	switch strings.ToLower(s.LogLevel) {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("%s_LOG_LEVEL %q: want debug, info, warn or error", Prefix, s.LogLevel)
+	}
+	for name, tok := range s.APITokens {
+		if len(tok) < 16 {
+			return fmt.Errorf("%s_API_TOKENS: the token of %q is shorter than 16 characters", Prefix, name)
+		}
+	}
+	for name, tok := range s.AdminTokens {
+		if len(tok) < 16 {
+			return fmt.Errorf("%s_ADMIN_TOKENS: the token of %q is shorter than 16 characters", Prefix, name)
+		}
+	}
+	if !s.LoopbackListen() && len(s.APITokens) == 0 && len(s.AdminTokens) == 0 {
+		return fmt.Errorf("%s_LISTEN %s is not loopback: set %s_API_TOKENS and %s_ADMIN_TOKENS so the API is not open to the network",
+			Prefix, s.Listen, Prefix, Prefix)
+	}
+	if s.TelegramToken != "" && len(s.TelegramApprovers) == 0 {
+		return fmt.Errorf("%s_TELEGRAM_APPROVERS is empty: nobody could decide in Telegram; set the user ids of the approvers", Prefix)
+	}
+	if s.SlackBotToken != "" {
+		if s.SlackChannel == "" {
+			return fmt.Errorf("%s_SLACK_CHANNEL is required with %s_SLACK_BOT_TOKEN", Prefix, Prefix)
+		}
+		if len(s.SlackApprovers) == 0 {
+			return fmt.Errorf("%s_SLACK_APPROVERS is empty: nobody could decide in Slack; set the user ids of the approvers", Prefix)
+		}
+		if s.SlackAppToken == "" && s.SlackSigningSecret == "" {
+			return fmt.Errorf("Slack needs %s_SLACK_APP_TOKEN (Socket Mode) or %s_SLACK_SIGNING_SECRET with %s_SLACK_LISTEN (HTTP)", Prefix, Prefix, Prefix)
+		}
+	}
+	return nil
+}
+
+// LoopbackListen reports whether the API listens on a loopback address only.
+func (s Settings) LoopbackListen() bool {
+	host, _, err := net.SplitHostPort(s.Listen)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// DBPath is the bbolt file inside the data dir.
+func (s Settings) DBPath() string { return filepath.Join(s.DataDir, "approvalbot.db") }
