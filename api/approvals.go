@@ -1,0 +1,199 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"regexp"
+
+	"approvalbot/gate"
+)
+
+// validVia is what a client may name as the surface of its decision.
+var validVia = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+
+// handleSubmit is POST /v1/calls?wait=.
+func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, p principal) error {
+	wait, err := s.waitParam(r)
+	if err != nil {
+		return err
+	}
+	var req callRequest
+	if err := decodeBody(w, r, s.maxBody, &req, false); err != nil {
+		return err
+	}
+	input := bytes.TrimSpace(req.Input)
+	if bytes.Equal(input, []byte("null")) {
+		input = nil
+	}
+	if len(input) > 0 && input[0] != '{' {
+		return badRequest("input must be a JSON object")
+	}
+	call := gate.Call{
+		Agent:          req.Agent,
+		SessionID:      req.SessionID,
+		Tool:           req.Tool,
+		Input:          input,
+		Cwd:            req.Cwd,
+		IdempotencyKey: req.IdempotencyKey,
+	}
+	if !p.admin {
+		// The token says who the agent is; a body cannot speak for another.
+		call.Agent = p.name
+	}
+	a, err := s.svc.Submit(r.Context(), call)
+	if err != nil {
+		return err
+	}
+	s.metrics.callAnswered(a)
+	if a, err = s.waitFinal(w, r, a, wait); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toJSON(a))
+	return nil
+}
+
+// handleList is GET /v1/approvals?status=.
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request, p principal) error {
+	status := gate.Status(r.URL.Query().Get("status"))
+	if status != "" && !status.Valid() {
+		return badRequest("unknown status %q", status)
+	}
+	list, err := s.svc.List(r.Context(), status)
+	if err != nil {
+		return err
+	}
+	body := approvalsBody{Approvals: make([]*approvalJSON, 0, len(list))}
+	for _, a := range list {
+		if p.admin || a.Agent == p.name {
+			body.Approvals = append(body.Approvals, toJSON(a))
+		}
+	}
+	writeJSON(w, http.StatusOK, body)
+	return nil
+}
+
+// own returns the approval with id if p may see it. Another agent's approval
+// is "not found" to an agent token, so ids cannot be probed.
+func (s *Server) own(r *http.Request, p principal, id string) (*gate.Approval, error) {
+	a, err := s.svc.Get(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	if !p.admin && a.Agent != p.name {
+		return nil, &httpError{http.StatusNotFound, codeNotFound, "not found"}
+	}
+	return a, nil
+}
+
+// handleGet is GET /v1/approvals/{id}?wait=.
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, p principal) error {
+	wait, err := s.waitParam(r)
+	if err != nil {
+		return err
+	}
+	a, err := s.own(r, p, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if a, err = s.waitFinal(w, r, a, wait); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toJSON(a))
+	return nil
+}
+
+// decidedBy names the approver of an API decision: the admin token's name,
+// with the name the client claims if it differs; on an open listener, the
+// claimed name (the caller is the machine's own user).
+func (s *Server) decidedBy(p principal, claimed string) string {
+	switch {
+	case claimed == "" || claimed == p.name:
+		return p.name
+	case s.open:
+		return claimed
+	}
+	return claimed + " (token " + p.name + ")"
+}
+
+func checkVia(via string) (string, error) {
+	if via == "" {
+		return "api", nil
+	}
+	if !validVia.MatchString(via) {
+		return "", badRequest("bad via %q: want a lowercase word", via)
+	}
+	return via, nil
+}
+
+// handleApprove is POST /v1/approvals/{id}/approve.
+func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request, p principal) error {
+	var req approveRequest
+	if err := decodeBody(w, r, s.maxBody, &req, true); err != nil {
+		return err
+	}
+	switch req.Scope {
+	case "", gate.ScopeAgent, gate.ScopeSession:
+	default:
+		return badRequest("bad scope %q: want agent or session", req.Scope)
+	}
+	if (req.Scope != "" || req.ExpiresAt != nil) && !req.Always {
+		return badRequest("scope and expires_at only go with always")
+	}
+	via, err := checkVia(req.Via)
+	if err != nil {
+		return err
+	}
+	return s.decide(w, r, gate.Decision{
+		Approve: true, Always: req.Always, Scope: req.Scope, ExpiresAt: req.ExpiresAt,
+		By: s.decidedBy(p, req.By), Via: via, Digest: req.Digest,
+	})
+}
+
+// handleDeny is POST /v1/approvals/{id}/deny.
+func (s *Server) handleDeny(w http.ResponseWriter, r *http.Request, p principal) error {
+	var req denyRequest
+	if err := decodeBody(w, r, s.maxBody, &req, true); err != nil {
+		return err
+	}
+	via, err := checkVia(req.Via)
+	if err != nil {
+		return err
+	}
+	return s.decide(w, r, gate.Decision{
+		Stop: req.Stop, Reason: req.Reason, By: s.decidedBy(p, req.By), Via: via, Digest: req.Digest,
+	})
+}
+
+func (s *Server) decide(w http.ResponseWriter, r *http.Request, d gate.Decision) error {
+	a, err := s.svc.Decide(r.Context(), r.PathValue("id"), d)
+	if err != nil {
+		if errors.Is(err, gate.ErrAlreadyDecided) {
+			return &approvalError{err: err, a: a}
+		}
+		return err
+	}
+	writeJSON(w, http.StatusOK, toJSON(a))
+	return nil
+}
+
+// handleCancel is POST /v1/approvals/{id}/cancel.
+func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request, p principal) error {
+	var req cancelRequest
+	if err := decodeBody(w, r, s.maxBody, &req, true); err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	if _, err := s.own(r, p, id); err != nil {
+		return err
+	}
+	a, err := s.svc.Cancel(r.Context(), id, req.Reason)
+	if err != nil {
+		if errors.Is(err, gate.ErrAlreadyDecided) {
+			return &approvalError{err: err, a: a}
+		}
+		return err
+	}
+	writeJSON(w, http.StatusOK, toJSON(a))
+	return nil
+}
