@@ -1,0 +1,325 @@
+package watch
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"approvalbot/gate"
+	"approvalbot/prompt"
+)
+
+// Box width limits, in columns. The box takes about 90% of the terminal,
+// never less than minBox (unless the terminal itself is narrower) and never
+// more than maxBox, where lines get too long to read.
+const (
+	minBox     = 44
+	maxBox     = 120
+	boxPercent = 90
+	// minBodyRows is the least a tall body is given when the screen is short.
+	minBodyRows = 3
+)
+
+// SGR codes. Style.paint drops them without colour.
+const (
+	sgrBorder  = "36"      // cyan
+	sgrDanger  = "1;31"    // bold red
+	sgrBanner  = "1;97;41" // bold white on red
+	sgrSelect  = "7"       // reverse video
+	sgrDim     = "2"
+	sgrWarn    = "33"
+	sgrGood    = "32"
+	sgrBad     = "31"
+	sgrAdded   = "32"
+	sgrRemoved = "31"
+)
+
+// Style says how the screen is drawn.
+type Style struct {
+	// Color enables ANSI colours; off when stdout is not a terminal or
+	// NO_COLOR is set. Without it the screen is plain text and the
+	// selection is still marked with ›.
+	Color bool
+}
+
+func (s Style) paint(code, text string) string {
+	if !s.Color || code == "" || text == "" {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+// BoxWidth is the width of the box on a terminal width columns wide.
+func BoxWidth(width int) int {
+	w := width * boxPercent / 100
+	w = max(min(w, maxBox), minBox)
+	return max(min(w, width), 8)
+}
+
+// styled is one line inside the box: plain text (its width is measured on
+// it) and the SGR code it is drawn with.
+type styled struct {
+	text string
+	code string
+}
+
+// Render draws the screen for m on a terminal width x height at now. It is
+// a pure function: the same arguments give the same text. Lines are
+// separated by "\n". Every piece of agent text in it went through
+// prompt.Visible, so no escape sequence or invisible character of the
+// agent's reaches the terminal.
+func Render(m Model, width, height int, now time.Time, st Style) string {
+	var out []string
+	out = append(out, header(m, width, now, st)...)
+	bw := BoxWidth(width)
+	if a := m.current(); a != nil {
+		out = append(out, "")
+		// The box gets what the header and the log leave of the screen.
+		logRows := 0
+		if len(m.log) > 0 {
+			logRows = len(m.log) + 2
+		}
+		out = append(out, box(m, a, bw, height-len(out)-logRows, now, st)...)
+	} else {
+		out = append(out, "", st.paint(sgrDim, "No pending approvals. Waiting for the next one…"))
+	}
+	if len(m.log) > 0 {
+		out = append(out, "", st.paint(sgrDim, "Recent:"))
+		for _, l := range m.log {
+			mark, code := "✗", sgrBad
+			if l.Good {
+				mark, code = "✓", sgrGood
+			}
+			line := truncate(fmt.Sprintf("%s %s %s", l.At.Format("15:04:05"), mark, l.Text), width)
+			out = append(out, st.paint(code, line))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func header(m Model, width int, now time.Time, st Style) []string {
+	var s, code string
+	switch {
+	case !m.connected && m.connErr == "":
+		s, code = "approvalbot watch · connecting to the daemon…", sgrWarn
+	case !m.connected:
+		retry := ""
+		if d := m.retryAt.Sub(now); d > 0 {
+			retry = fmt.Sprintf(", retrying in %s", d.Round(time.Second))
+		}
+		s, code = fmt.Sprintf("approvalbot watch · DISCONNECTED: %s%s · nothing can be decided", prompt.VisibleLine(m.connErr), retry), sgrDanger
+	default:
+		s = fmt.Sprintf("approvalbot watch · connected · %d pending", len(m.pending))
+	}
+	lines := wrap(s, width)
+	for i := range lines {
+		lines[i] = st.paint(code, lines[i])
+	}
+	return lines
+}
+
+// box draws the selector box for a, at most rows lines tall when its body
+// can be scrolled to fit (the rest of the box is always drawn whole).
+func box(m Model, a *gate.Approval, bw, rows int, now time.Time, st Style) []string {
+	inner := bw - 4
+	c := prompt.Build(a, now)
+	border := sgrBorder
+	if a.Evaluation.OutsideProject {
+		border = sgrDanger
+	}
+
+	var top []styled
+	if a.Evaluation.OutsideProject {
+		top = append(top, styled{pad(" ⚠ OUTSIDE PROJECT", inner), sgrBanner})
+	}
+	for _, w := range c.Warnings {
+		for _, l := range wrap("⚠ "+w, inner) {
+			top = append(top, styled{l, sgrDanger})
+		}
+	}
+	labelW := 0
+	for _, f := range c.Fields {
+		labelW = max(labelW, textWidth(f.Name))
+	}
+	labelW = max(labelW, textWidth("Always"))
+	for _, f := range c.Fields {
+		v := f.Value
+		if f.Name == "Deadline" {
+			v = countdown(a.Deadline, now)
+		}
+		top = append(top, labelled(f.Name, v, labelW, inner, "")...)
+	}
+
+	var body []styled
+	if c.Body != "" {
+		body = append(body, styled{bodyLabel(c.BodyKind) + ":", sgrDim})
+		for _, src := range strings.Split(c.Body, "\n") {
+			code := ""
+			if c.BodyKind == prompt.BodyDiff {
+				switch {
+				case strings.HasPrefix(src, "+") && !strings.HasPrefix(src, "+++"):
+					code = sgrAdded
+				case strings.HasPrefix(src, "-") && !strings.HasPrefix(src, "---"):
+					code = sgrRemoved
+				}
+			}
+			for _, l := range wrap(src, inner-2) {
+				body = append(body, styled{"  " + l, code})
+			}
+		}
+	}
+
+	var bottom []styled
+	if len(c.Always) > 0 {
+		bottom = append(bottom, labelled("Always", strings.Join(c.Always, ", "), labelW, inner, "")...)
+	}
+	bottom = append(bottom, styled{})
+	bottom = append(bottom, choices(m, c, inner)...)
+	bottom = append(bottom, styled{})
+	for _, l := range wrap(hint(m, now), inner) {
+		bottom = append(bottom, styled{l, sgrDim})
+	}
+	if m.status != "" {
+		for _, l := range wrap(prompt.VisibleLine(m.status), inner) {
+			bottom = append(bottom, styled{l, sgrWarn})
+		}
+	}
+
+	// Fit a long body into the rows left, scrolled with PgUp/PgDn; a body
+	// that fits (or a screen too short for anything) is drawn whole.
+	fixed := len(top) + len(bottom) + 4 // top border, blank, separator, bottom border
+	if avail := rows - fixed - 2; len(body) > 1 && len(body)-1 > avail {
+		avail = max(avail, minBodyRows)
+		lines := body[1:]
+		first := min(max(m.scroll, 0), max(len(lines)-avail, 0))
+		last := min(first+avail, len(lines))
+		win := []styled{body[0]}
+		win = append(win, styled{fmt.Sprintf("  ↑ %d more line(s) above (PgUp)", first), sgrDim})
+		win = append(win, lines[first:last]...)
+		win = append(win, styled{fmt.Sprintf("  ↓ %d more line(s) below (PgDn)", len(lines)-last), sgrDim})
+		body = win
+	}
+
+	title := fmt.Sprintf(" Approval 1 of %d ", len(m.pending))
+	if n := len(m.pending) - 1; n > 0 {
+		title += fmt.Sprintf("· %d more waiting ", n)
+	}
+	title = truncate(title, bw-4)
+	out := []string{st.paint(border, "╭─"+title+strings.Repeat("─", bw-3-textWidth(title))+"╮")}
+	row := func(l styled) {
+		out = append(out, st.paint(border, "│ ")+st.paint(l.code, pad(l.text, inner))+st.paint(border, " │"))
+	}
+	for _, l := range top {
+		row(l)
+	}
+	if len(body) > 0 {
+		row(styled{})
+		for _, l := range body {
+			row(l)
+		}
+	}
+	out = append(out, st.paint(border, "├"+strings.Repeat("─", bw-2)+"┤"))
+	for _, l := range bottom {
+		row(l)
+	}
+	out = append(out, st.paint(border, "╰"+strings.Repeat("─", bw-2)+"╯"))
+	return out
+}
+
+// labelled is a "Label   value" field, the value wrapped under itself.
+func labelled(name, value string, labelW, inner int, code string) []styled {
+	var out []styled
+	indent := strings.Repeat(" ", labelW+2)
+	for i, l := range wrap(value, max(inner-labelW-2, 1)) {
+		if i == 0 {
+			out = append(out, styled{pad(name, labelW+2) + l, code})
+		} else {
+			out = append(out, styled{indent + l, code})
+		}
+	}
+	return out
+}
+
+func choices(m Model, c prompt.Content, inner int) []styled {
+	var out []styled
+	line := func(ch Choice, text string) {
+		code, mark := "", "  "
+		if m.sel == ch {
+			code, mark = sgrSelect, "› "
+		}
+		for i, l := range wrap(text, inner-2) {
+			if i == 0 {
+				out = append(out, styled{pad(mark+l, inner), code})
+			} else {
+				out = append(out, styled{pad("    "+l, inner), code})
+			}
+		}
+	}
+	line(ChoiceApprove, "1 Approve once")
+	always := "2 Always"
+	if len(c.Always) > 0 {
+		always += ": " + strings.Join(c.Always, ", ")
+	}
+	line(ChoiceAlways, always)
+	if m.sel == ChoiceAlways {
+		sess, agent := "( ) this session", "( ) this agent"
+		if m.scope == gate.ScopeAgent {
+			agent = "(•) this agent"
+		} else {
+			sess = "(•) this session"
+		}
+		line(ChoiceAlways, "  for: "+sess+"   "+agent+"   ←/→ to change")
+	}
+	deny := "3 Deny"
+	if m.sel == ChoiceDeny || m.reason != "" {
+		deny += " · reason: " + prompt.VisibleLine(m.reason) + "▏"
+	}
+	line(ChoiceDeny, deny)
+	out = append(out, styled{"  s Stop: deny and stop the agent's turn", ""})
+	return out
+}
+
+// hint is the line under the choices: which keys work now.
+func hint(m Model, now time.Time) string {
+	switch {
+	case !m.connected:
+		return "disconnected: nothing can be decided until the connection is back · Ctrl+C quit"
+	case m.sending != "":
+		return "sending the decision…"
+	case now.Before(m.GuardUntil()):
+		return "new approval: keys enabled in a moment…"
+	case m.sel == ChoiceDeny || m.reason != "":
+		return "type the reason · Enter deny · Backspace/Esc edit · ↑/↓ move · Ctrl+C quit"
+	}
+	return "↑/↓ Enter · 1 2 3 · a letter starts a deny reason · s Stop · Ctrl+C quit"
+}
+
+func bodyLabel(k prompt.BodyKind) string {
+	switch k {
+	case prompt.BodyCommand:
+		return "Command"
+	case prompt.BodyDiff:
+		return "Diff"
+	case prompt.BodyContent:
+		return "Content"
+	}
+	return "Input"
+}
+
+// countdown phrases the time left before deadline.
+func countdown(deadline, now time.Time) string {
+	at := deadline.UTC().Format("15:04:05 UTC")
+	left := deadline.Sub(now)
+	if left <= 0 {
+		return "passed at " + at + " (expiring)"
+	}
+	left = left.Truncate(time.Second)
+	var d string
+	if left >= time.Hour {
+		d = fmt.Sprintf("%dh%02dm%02ds", int(left.Hours()), int(left.Minutes())%60, int(left.Seconds())%60)
+	} else {
+		d = fmt.Sprintf("%dm%02ds", int(left.Minutes()), int(left.Seconds())%60)
+	}
+	return d + " left (until " + at + ")"
+}
+
