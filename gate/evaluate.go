@@ -1,0 +1,501 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gobwas/glob"
+
+	"approvalbot/shell"
+)
+
+// Env is what an evaluation depends on besides the call and the policy.
+type Env struct {
+	// Mode is the agent's mode; "" means interactive.
+	Mode Mode
+	// Always holds the agent's Always rules; may be nil.
+	Always *AlwaysSet
+	// Now is the time Always rules' expiry is checked against.
+	Now time.Time
+}
+
+// Evaluate decides a call. Each part of the call (every simple command and
+// redirect write of a shell line, every path of a file tool, or the tool
+// name) goes through the layers: builtin self-protection, then the agent and
+// static layers (a deny from either is final; else the agent layer's match
+// wins, else the static one's, else ask), then the Always rules (ask to
+// allow, never more), then the shell analysis (dynamic parts and hazards
+// turn allow into ask). Any deny denies the call; else any ask asks; else
+// it is allowed. Last, the mode turns a remaining ask into deny (strict) or
+// allow (approve_all).
+//
+// Evaluate is pure and safe for concurrent use. It never panics and fails
+// closed: input it cannot understand asks, never allows.
+func (p *Policy) Evaluate(c Call, env Env) (ev Evaluation) {
+	kind := p.Kind(c.Tool)
+	defer func() {
+		if r := recover(); r != nil {
+			ev = Evaluation{
+				Decision: Ask,
+				Kind:     kind,
+				Reason:   fmt.Sprintf("internal error while evaluating the call (%v): a person must decide", r),
+				Rule:     &RuleRef{Layer: LayerDefault, Action: Ask},
+			}
+			// approve_all must not wave an internal error through; strict
+			// still denies.
+			if env.Mode == ModeStrict {
+				ev = applyMode(ev, env.Mode)
+			}
+		}
+	}()
+	s := evalState{p: p, c: &c, env: &env, kind: kind, cwd: cleanCwd(c.Cwd)}
+	if c.Agent != "" {
+		s.agentRules = p.agents[c.Agent]
+	}
+	switch {
+	case c.Tool == "":
+		s.failWhole("the call names no tool")
+	case kind == KindShell:
+		s.evalShell()
+	case kind == KindRead || kind == KindWrite:
+		s.evalPaths()
+	default:
+		s.evalName()
+	}
+	return applyMode(s.finish(), env.Mode)
+}
+
+// evalState accumulates the parts of one evaluation.
+type evalState struct {
+	p          *Policy
+	c          *Call
+	env        *Env
+	kind       ToolKind
+	cwd        string
+	agentRules []*rule
+
+	parts []part
+	// whole, when set, is a reason the whole call asks whatever its parts
+	// say (unparseable input, a parse error, no command at all).
+	whole    string
+	outside  bool
+	outPaths []string
+}
+
+// part is one judged piece of a call.
+type part struct {
+	v   Verdict
+	ref RuleRef
+	// What the Always button would save for this part; fixable is false
+	// when the part asks for a reason no Always rule can lift (a dynamic
+	// command, a hazard, an unresolvable path).
+	alwaysTool, alwaysPattern string
+	fixable                   bool
+}
+
+func (s *evalState) failWhole(why string) {
+	if s.whole == "" {
+		s.whole = why
+	}
+}
+
+// judge runs the agent and static layers for one subject.
+func (s *evalState) judge(tool string, subj *subject) RuleRef {
+	var a *rule
+	if s.agentRules != nil {
+		a = lastMatch(s.agentRules, tool, subj)
+	}
+	st := lastMatch(s.p.static, tool, subj)
+	switch {
+	case a != nil && a.ref.Action == Deny:
+		return a.ref
+	case st != nil && st.ref.Action == Deny:
+		return st.ref
+	case a != nil:
+		return a.ref
+	case st != nil:
+		return st.ref
+	}
+	return RuleRef{Layer: LayerDefault, Action: Ask}
+}
+
+// always runs the always layer on an ask: the matching Always rule's ref, or
+// the ask unchanged.
+func (s *evalState) always(tool string, subj *subject, ref RuleRef) RuleRef {
+	if ref.Action != Ask || s.env.Always == nil {
+		return ref
+	}
+	r := s.env.Always.match(s.c, tool, subj, s.env.Now)
+	if r == nil {
+		return ref
+	}
+	return RuleRef{Layer: LayerAlways, Tool: r.Tool, Pattern: r.Pattern, Action: Allow, ID: r.ID}
+}
+
+// ruleReason explains a rule-layer decision.
+func ruleReason(ref RuleRef) string {
+	switch ref.Layer {
+	case LayerDefault:
+		return "no rule matches"
+	case LayerAlways:
+		return "allowed by an Always rule (" + ref.Tool + ": " + ref.Pattern + ")"
+	}
+	var verb string
+	switch ref.Action {
+	case Allow:
+		verb = "allowed by "
+	case Deny:
+		verb = "denied by "
+	default:
+		verb = "ask by "
+	}
+	return verb + RefString(ref)
+}
+
+// RefString renders a rule reference as `file:line (tool: pattern)`.
+func RefString(ref RuleRef) string {
+	var b strings.Builder
+	switch {
+	case ref.File != "" && ref.Line > 0:
+		b.WriteString(ref.File)
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(ref.Line))
+	case ref.File != "":
+		b.WriteString(ref.File)
+	default:
+		b.WriteString(ref.Layer)
+	}
+	if ref.Tool != "" || ref.Pattern != "" {
+		b.WriteString(" (")
+		b.WriteString(ref.Tool)
+		if ref.Pattern != "" {
+			b.WriteString(": ")
+			b.WriteString(ref.Pattern)
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// evalShell judges each command and redirect write of a shell line.
+func (s *evalState) evalShell() {
+	in, ok := decodeInput(s.c.Input)
+	if !ok {
+		s.failWhole("the tool input is not a JSON object")
+		return
+	}
+	line, ok := shellCommand(in)
+	if !ok {
+		s.failWhole("the input has no command (a string or an argv array in `command` or `cmd`)")
+		return
+	}
+	if wd, present, ok := rawString(in.Workdir); !ok {
+		s.failWhole("the input's `workdir` is not a string")
+		return
+	} else if present && wd != "" {
+		ps, ok := resolvePath(wd, s.cwd, s.p.home)
+		if !ok {
+			s.failWhole("cannot resolve the input's `workdir`")
+			return
+		}
+		s.cwd = ps.abs
+	}
+	a := shell.Analyze(line, shell.Options{Cwd: s.cwd, Home: s.p.home})
+	if a == nil {
+		s.failWhole("the shell analysis gave no result")
+		return
+	}
+	s.parts = make([]part, 0, len(a.Commands)+len(a.Writes))
+	for i := range a.Commands {
+		s.judgeCommand(&a.Commands[i])
+	}
+	for i := range a.Writes {
+		s.judgeWrite(&a.Writes[i])
+	}
+	if a.Unsafe != "" {
+		s.failWhole(a.Unsafe)
+	}
+	if len(a.Commands) == 0 {
+		s.failWhole("the command line runs no command")
+	}
+	s.outside = a.OutsideProject
+	s.outPaths = a.OutsidePaths
+}
+
+// judgeCommand judges one simple command of a shell line.
+func (s *evalState) judgeCommand(cmd *shell.Command) {
+	tool := s.c.Tool
+	pt := part{
+		v: Verdict{Kind: "command", Subject: cmd.Text, Hazard: cmd.Hazard,
+			Wrapper: cmd.Wrapper, Dynamic: cmd.Dynamic},
+		alwaysTool:    tool,
+		alwaysPattern: cmd.Always,
+		fixable:       true,
+	}
+	if why := s.p.protectCommand(cmd, s.cwd); why != "" {
+		pt.ref = RuleRef{Layer: LayerBuiltin, Action: Deny}
+		pt.v.Decision, pt.v.Reason = Deny, why
+		s.parts = append(s.parts, pt)
+		return
+	}
+	subj := subject{text: cmd.Text}
+	ref := s.judge(tool, &subj)
+	reason := ""
+	// Other spellings of the command can deny, never allow.
+	if ref.Action != Deny {
+		for _, alt := range cmd.AltTexts {
+			asub := subject{text: alt}
+			if aref := s.judge(tool, &asub); aref.Action == Deny {
+				ref = aref
+				reason = ruleReason(aref) + " (as `" + alt + "`)"
+				break
+			}
+		}
+	}
+	switch {
+	case ref.Action == Deny:
+	case cmd.Dynamic != "":
+		ref = RuleRef{Layer: LayerShell, Action: Ask}
+		reason = "the command is not static (" + cmd.Dynamic + ")"
+		pt.fixable = false
+	default:
+		ref = s.always(tool, &subj, ref)
+		if ref.Action == Allow && cmd.Hazard != "" {
+			reason = "hazard: " + cmd.Hazard + " (" + ruleReason(ref) + " does not cover it)"
+			ref = RuleRef{Layer: LayerShell, Action: Ask}
+			pt.fixable = false
+		}
+	}
+	if reason == "" {
+		reason = ruleReason(ref)
+	}
+	pt.ref = ref
+	pt.v.Decision, pt.v.Reason = ref.Action, reason
+	s.parts = append(s.parts, pt)
+}
+
+// judgeWrite judges a redirect write as a write of its target by the Write
+// tool's rules.
+func (s *evalState) judgeWrite(w *shell.Write) {
+	pt := part{v: Verdict{Kind: "write", Subject: w.Path}}
+	if w.Dynamic || strings.Contains(w.Path, shell.Dyn) {
+		pt.ref = RuleRef{Layer: LayerShell, Action: Ask}
+		pt.v.Decision, pt.v.Reason = Ask, "the redirect target is not static"
+		s.parts = append(s.parts, pt)
+		return
+	}
+	s.judgePath(&pt, WriteTool, w.Path, KindWrite)
+	s.parts = append(s.parts, pt)
+}
+
+// judgePath fills pt with the judgement of one path for tool.
+func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
+	ps, ok := resolvePath(raw, s.cwd, s.p.home)
+	if !ok {
+		pt.ref = RuleRef{Layer: LayerDefault, Action: Ask}
+		pt.v.Decision, pt.v.Reason = Ask, "cannot resolve the path (relative without a cwd, or ~ without a home)"
+		return
+	}
+	pt.v.Subject = ps.abs
+	if s.cwd != "" && !ps.inside {
+		s.outside = true
+		s.outPaths = append(s.outPaths, ps.abs)
+	}
+	if kind == KindWrite {
+		if pr := s.p.protectedBy(ps.abs); pr != "" {
+			pt.ref = RuleRef{Layer: LayerBuiltin, Action: Deny}
+			pt.v.Decision = Deny
+			pt.v.Reason = "writes to approvalbot's own files (" + pr + ") are denied"
+			return
+		}
+	}
+	subj := subject{path: &ps}
+	ref := s.always(tool, &subj, s.judge(tool, &subj))
+	pt.ref = ref
+	pt.v.Decision, pt.v.Reason = ref.Action, ruleReason(ref)
+	pt.alwaysTool, pt.alwaysPattern, pt.fixable = tool, glob.QuoteMeta(ps.abs), true
+}
+
+// evalPaths judges the path(s) of a read or write tool.
+func (s *evalState) evalPaths() {
+	in, ok := decodeInput(s.c.Input)
+	if !ok {
+		s.failWhole("the tool input is not a JSON object")
+		return
+	}
+	paths, ok := inputPaths(in)
+	if !ok {
+		s.failWhole("the input's path field is not a string")
+		return
+	}
+	if len(paths) == 0 {
+		if !searchTools[s.c.Tool] || s.cwd == "" {
+			s.failWhole("the input names no path")
+			return
+		}
+		// Glob/Grep/LS without a path search the cwd.
+		paths = []string{s.cwd}
+	}
+	s.parts = make([]part, 0, len(paths))
+	for _, raw := range paths {
+		pt := part{v: Verdict{Kind: "path", Subject: raw}}
+		s.judgePath(&pt, s.c.Tool, raw, s.kind)
+		s.parts = append(s.parts, pt)
+	}
+}
+
+// evalName judges a tool matched by its name alone.
+func (s *evalState) evalName() {
+	if raw := bytes.TrimSpace(s.c.Input); len(raw) > 0 && (raw[0] != '{' || !json.Valid(raw)) {
+		s.failWhole("the tool input is not a JSON object")
+		return
+	}
+	subj := subject{text: s.c.Tool}
+	ref := s.always(s.c.Tool, &subj, s.judge(s.c.Tool, &subj))
+	s.parts = []part{{
+		v:          Verdict{Kind: "tool", Subject: s.c.Tool, Decision: ref.Action, Reason: ruleReason(ref)},
+		ref:        ref,
+		alwaysTool: s.c.Tool, alwaysPattern: "*", fixable: true,
+	}}
+}
+
+// finish combines the parts: any deny denies; else a whole-call problem or
+// any ask asks; else allow.
+func (s *evalState) finish() Evaluation {
+	ev := Evaluation{Kind: s.kind, OutsideProject: s.outside, OutsidePaths: s.outPaths}
+	n := len(s.parts)
+	if n > 0 {
+		ev.Commands = make([]Verdict, n)
+		refs := make([]RuleRef, n)
+		for i := range s.parts {
+			refs[i] = s.parts[i].ref
+			ev.Commands[i] = s.parts[i].v
+			ev.Commands[i].Rule = &refs[i]
+		}
+	}
+	firstDeny, firstAsk := -1, -1
+	for i := range ev.Commands {
+		switch ev.Commands[i].Decision {
+		case Deny:
+			if firstDeny < 0 {
+				firstDeny = i
+			}
+		case Allow:
+		default:
+			if firstAsk < 0 {
+				firstAsk = i
+			}
+		}
+	}
+	switch {
+	case firstDeny >= 0:
+		v := &ev.Commands[firstDeny]
+		ev.Decision, ev.Rule = Deny, v.Rule
+		ev.Reason = "denied: " + subjectLabel(v) + ": " + v.Reason
+	case s.whole != "":
+		ev.Decision = Ask
+		ev.Rule = &RuleRef{Layer: LayerShell, Action: Ask}
+		if s.kind != KindShell {
+			ev.Rule.Layer = LayerDefault
+		}
+		ev.Reason = "ask: " + s.whole
+	case firstAsk >= 0:
+		v := &ev.Commands[firstAsk]
+		ev.Decision, ev.Rule = Ask, v.Rule
+		ev.Reason = "ask: " + subjectLabel(v) + ": " + v.Reason
+		ev.AlwaysRules = s.alwaysPatterns()
+	case n == 0:
+		// Unreachable by construction (no parts always sets whole), kept so
+		// nothing empty can ever allow.
+		ev.Decision = Ask
+		ev.Rule = &RuleRef{Layer: LayerDefault, Action: Ask}
+		ev.Reason = "ask: nothing to judge"
+	default:
+		ev.Decision, ev.Rule = Allow, ev.Commands[0].Rule
+		if n == 1 {
+			ev.Reason = "allowed: " + subjectLabel(&ev.Commands[0]) + ": " + ev.Commands[0].Reason
+		} else {
+			ev.Reason = "allowed: every part is allowed"
+		}
+	}
+	for _, ap := range ev.AlwaysRules {
+		ev.Always = append(ev.Always, ap.Pattern)
+	}
+	return ev
+}
+
+// subjectLabel names a verdict's subject for a reason sentence.
+func subjectLabel(v *Verdict) string {
+	subj := strings.ReplaceAll(v.Subject, shell.Dyn, "…")
+	switch v.Kind {
+	case "write":
+		return "write to " + subj
+	case "tool":
+		return "tool " + subj
+	}
+	return "`" + subj + "`"
+}
+
+// alwaysPatterns returns what the Always button would save for the parts
+// that are not allowed yet, or nil when any of them cannot be lifted by an
+// Always rule (then the button approves once).
+func (s *evalState) alwaysPatterns() []AlwaysPattern {
+	var out []AlwaysPattern
+	for i := range s.parts {
+		pt := &s.parts[i]
+		if pt.ref.Action == Allow {
+			continue
+		}
+		if !pt.fixable || pt.alwaysPattern == "" || strings.Contains(pt.alwaysPattern, shell.Dyn) {
+			return nil
+		}
+		// The pattern must cover the very part it is offered for, or the
+		// cascade after an Always would ask again.
+		m, err := compilePattern(pt.alwaysPattern, "")
+		if err != nil {
+			return nil
+		}
+		if pt.v.Kind == "command" {
+			if !m.match(pt.v.Subject) {
+				return nil
+			}
+		}
+		ap := AlwaysPattern{Tool: pt.alwaysTool, Pattern: pt.alwaysPattern}
+		dup := false
+		for _, o := range out {
+			if o == ap {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, ap)
+		}
+	}
+	return out
+}
+
+// applyMode turns a remaining ask into deny (strict) or allow (approve_all).
+// No mode touches a deny.
+func applyMode(ev Evaluation, m Mode) Evaluation {
+	if ev.Decision != Ask {
+		return ev
+	}
+	switch m {
+	case ModeStrict:
+		ev.Decision = Deny
+		ev.Reason = "strict mode: " + ev.Reason
+		ev.Rule = &RuleRef{Layer: LayerMode, Pattern: string(ModeStrict), Action: Deny}
+		ev.Always, ev.AlwaysRules = nil, nil
+	case ModeApproveAll:
+		ev.Decision = Allow
+		ev.Reason = "approve_all mode: " + ev.Reason
+		ev.Rule = &RuleRef{Layer: LayerMode, Pattern: string(ModeApproveAll), Action: Allow}
+		ev.Always, ev.AlwaysRules = nil, nil
+	}
+	return ev
+}

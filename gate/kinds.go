@@ -1,0 +1,256 @@
+package gate
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Valid reports whether k is a known tool kind.
+func (k ToolKind) Valid() bool {
+	return k == KindShell || k == KindRead || k == KindWrite || k == KindName
+}
+
+// defaultToolKinds are the tool names of the agents approvalbot knows:
+// Claude Code (Bash, Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep,
+// LS), Codex (shell, local_shell, exec_command, shell_command, apply_patch),
+// opencode (bash, read, write, edit, multiedit, patch, glob, grep, list),
+// Gemini CLI (run_shell_command, read_file, write_file, replace,
+// list_directory, search_file_content, glob), and common generic names.
+// A rules file's "kinds" adds to or overrides this table.
+var defaultToolKinds = map[string]ToolKind{
+	// shell
+	"Bash": KindShell, "bash": KindShell, "shell": KindShell, "Shell": KindShell,
+	"shell_exec": KindShell, "shell_command": KindShell, "run_shell_command": KindShell,
+	"exec_command": KindShell, "local_shell": KindShell, "container.exec": KindShell,
+	"run_terminal_cmd": KindShell, "execute_command": KindShell,
+	// read
+	"Read": KindRead, "read": KindRead, "read_file": KindRead, "NotebookRead": KindRead,
+	"view": KindRead,
+	"Glob": KindRead, "Grep": KindRead, "LS": KindRead,
+	"glob": KindRead, "grep": KindRead, "list": KindRead, "ls": KindRead,
+	"list_directory": KindRead, "search_file_content": KindRead,
+	// write
+	"Write": KindWrite, "Edit": KindWrite, "MultiEdit": KindWrite, "NotebookEdit": KindWrite,
+	"write_file": KindWrite, "edit_file": KindWrite, "write": KindWrite, "edit": KindWrite,
+	"multiedit": KindWrite, "replace": KindWrite, "patch": KindWrite, "apply_patch": KindWrite,
+	"str_replace_editor": KindWrite, "str_replace_based_edit_tool": KindWrite,
+}
+
+// searchTools are read tools whose path is optional and defaults to the
+// call's cwd (Claude Code's Glob/Grep/LS, opencode's glob/grep/list, ...).
+var searchTools = map[string]bool{
+	"Glob": true, "Grep": true, "LS": true, "glob": true, "grep": true, "list": true,
+	"ls": true, "list_directory": true, "search_file_content": true,
+}
+
+// DefaultToolKinds returns a copy of the built-in tool name -> kind table.
+func DefaultToolKinds() map[string]ToolKind {
+	out := make(map[string]ToolKind, len(defaultToolKinds))
+	for k, v := range defaultToolKinds {
+		out[k] = v
+	}
+	return out
+}
+
+// WriteTool is the tool name whose rules judge a shell redirection's write
+// (`echo x > f` is judged as a Write of f).
+const WriteTool = "Write"
+
+// Kind returns the kind of tool: the rules file's "kinds" first, then the
+// built-in table, else name-only.
+func (p *Policy) Kind(tool string) ToolKind {
+	if k, ok := p.kinds[tool]; ok {
+		return k
+	}
+	if k, ok := defaultToolKinds[tool]; ok {
+		return k
+	}
+	return KindName
+}
+
+// toolInput holds the input fields the gate understands, raw: which of
+// them matter depends on the tool's kind, and a field that matters but has
+// an unexpected type makes the call ask.
+type toolInput struct {
+	Command      json.RawMessage `json:"command"`
+	Cmd          json.RawMessage `json:"cmd"`
+	Workdir      json.RawMessage `json:"workdir"`
+	FilePath     json.RawMessage `json:"file_path"`
+	Path         json.RawMessage `json:"path"`
+	NotebookPath json.RawMessage `json:"notebook_path"`
+	FilePathJS   json.RawMessage `json:"filePath"`
+	AbsolutePath json.RawMessage `json:"absolute_path"`
+	Input        json.RawMessage `json:"input"`
+	Patch        json.RawMessage `json:"patch"`
+	PatchText    json.RawMessage `json:"patchText"`
+}
+
+// decodeInput parses a tool input object. An empty input is the empty object;
+// anything but an object is unusable.
+func decodeInput(raw json.RawMessage) (toolInput, bool) {
+	var in toolInput
+	if len(raw) == 0 {
+		return in, true
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return in, false
+	}
+	return in, true
+}
+
+// rawString returns a field's string value. present is false for a missing
+// or null field; ok is false for a field of another type.
+func rawString(raw json.RawMessage) (s string, present, ok bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false, true
+	}
+	if json.Unmarshal(raw, &s) != nil {
+		return "", true, false
+	}
+	return s, true, true
+}
+
+// shellCommand returns the command line of a shell tool's input: `command`
+// or `cmd`, a string or an argv array. An argv that is a shell's -c
+// invocation (Codex sends ["bash", "-lc", "..."]) yields its script; any
+// other argv is re-quoted so the analyser sees the same words.
+func shellCommand(in toolInput) (string, bool) {
+	raw := in.Command
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = in.Cmd
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, strings.TrimSpace(s) != ""
+	}
+	var argv []string
+	if json.Unmarshal(raw, &argv) != nil || len(argv) == 0 {
+		return "", false
+	}
+	if len(argv) == 3 && isShellName(argv[0]) && isDashC(argv[1]) {
+		return argv[2], strings.TrimSpace(argv[2]) != ""
+	}
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(shellQuote(a))
+	}
+	return b.String(), true
+}
+
+func isShellName(s string) bool {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	switch s {
+	case "bash", "sh", "zsh", "dash", "ksh":
+		return true
+	}
+	return false
+}
+
+// isDashC reports whether a shell option word is -c possibly combined with
+// other single-letter options (-lc, -ec).
+func isDashC(s string) bool {
+	if len(s) < 2 || s[0] != '-' || s[1] == '-' || !strings.HasSuffix(s, "c") {
+		return false
+	}
+	for _, r := range s[1:] {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// shellQuote quotes s for a POSIX shell when it has anything special.
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			strings.IndexByte("-_./=:,+@%", c) >= 0) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// inputPaths returns the path(s) a path tool's input names: the first of
+// file_path, path, notebook_path, filePath, absolute_path; for patch tools
+// the files a patch touches. ok is false when a path field has the wrong
+// type.
+func inputPaths(in toolInput) (paths []string, ok bool) {
+	for _, raw := range [...]json.RawMessage{in.FilePath, in.Path, in.NotebookPath, in.FilePathJS, in.AbsolutePath} {
+		s, present, ok := rawString(raw)
+		if !ok {
+			return nil, false
+		}
+		if present && s != "" {
+			return []string{s}, true
+		}
+	}
+	for _, raw := range [...]json.RawMessage{in.Input, in.Patch, in.PatchText} {
+		s, present, ok := rawString(raw)
+		if !ok {
+			return nil, false
+		}
+		if present && s != "" {
+			return patchPaths(s), true
+		}
+	}
+	return nil, true
+}
+
+// patchPaths lists the files a patch touches: Codex/opencode patch headers
+// (*** Add File: p, *** Update File: p, *** Delete File: p, *** Move to: p)
+// and unified diff headers (--- a/p, +++ b/p).
+func patchPaths(text string) []string {
+	var out []string
+	add := func(p string) {
+		p = strings.TrimSpace(p)
+		if p == "" || p == "/dev/null" {
+			return
+		}
+		for _, q := range out {
+			if q == p {
+				return
+			}
+		}
+		out = append(out, p)
+	}
+	for line := range strings.Lines(text) {
+		line = strings.TrimRight(line, "\r\n")
+		for _, pre := range [...]string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if rest, ok := strings.CutPrefix(line, pre); ok {
+				add(rest)
+			}
+		}
+		for _, pre := range [...]string{"--- ", "+++ "} {
+			if rest, ok := strings.CutPrefix(line, pre); ok {
+				if i := strings.IndexByte(rest, '\t'); i >= 0 {
+					rest = rest[:i]
+				}
+				if r, ok := strings.CutPrefix(rest, "a/"); ok {
+					rest = r
+				} else if r, ok := strings.CutPrefix(rest, "b/"); ok {
+					rest = r
+				}
+				add(rest)
+			}
+		}
+	}
+	return out
+}
