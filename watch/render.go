@@ -69,31 +69,38 @@ type styled struct {
 // prompt.Visible, so no escape sequence or invisible character of the
 // agent's reaches the terminal.
 func Render(m Model, width, height int, now time.Time, st Style) string {
-	var out []string
-	out = append(out, header(m, width, now, st)...)
-	bw := BoxWidth(width)
-	if a := m.current(); a != nil {
-		out = append(out, "")
-		// The box gets what the header and the log leave of the screen.
-		logRows := 0
-		if len(m.log) > 0 {
-			logRows = len(m.log) + 2
-		}
-		out = append(out, box(m, a, bw, height-len(out)-logRows, now, st)...)
-	} else {
-		out = append(out, "", st.paint(sgrDim, "No pending approvals. Waiting for the next one…"))
-	}
+	var logs []string
 	if len(m.log) > 0 {
-		out = append(out, "", st.paint(sgrDim, "Recent:"))
+		logs = append(logs, "", st.paint(sgrDim, "Recent:"))
 		for _, l := range m.log {
 			mark, code := "✗", sgrBad
 			if l.Good {
 				mark, code = "✓", sgrGood
 			}
-			line := truncate(fmt.Sprintf("%s %s %s", l.At.Format("15:04:05"), mark, l.Text), width)
-			out = append(out, st.paint(code, line))
+			// Wrapped, not cut: the line says who decided and why.
+			stamp := l.At.Format("15:04:05") + " " + mark + " "
+			indent := strings.Repeat(" ", textWidth(stamp))
+			for i, piece := range wrap(l.Text, max(width-len(indent), 1)) {
+				if i == 0 {
+					logs = append(logs, st.paint(code, stamp+piece))
+				} else {
+					logs = append(logs, st.paint(code, indent+piece))
+				}
+			}
 		}
 	}
+	out := header(m, width, now, st)
+	if a := m.current(); a != nil {
+		out = append(out, "")
+		// The box gets what the header and the log leave of the screen.
+		out = append(out, box(m, a, BoxWidth(width), height-len(out)-len(logs), now, st)...)
+	} else {
+		out = append(out, "")
+		for _, l := range wrap("No pending approvals. Waiting for the next one…", width) {
+			out = append(out, st.paint(sgrDim, l))
+		}
+	}
+	out = append(out, logs...)
 	return strings.Join(out, "\n")
 }
 
@@ -130,7 +137,9 @@ func box(m Model, a *gate.Approval, bw, rows int, now time.Time, st Style) []str
 
 	var top []styled
 	if a.Evaluation.OutsideProject {
-		top = append(top, styled{pad(" ⚠ OUTSIDE PROJECT", inner), sgrBanner})
+		for _, l := range wrap(" ⚠ OUTSIDE PROJECT ", inner) {
+			top = append(top, styled{pad(l, inner), sgrBanner})
+		}
 	}
 	for _, w := range c.Warnings {
 		for _, l := range wrap("⚠ "+w, inner) {
@@ -141,7 +150,6 @@ func box(m Model, a *gate.Approval, bw, rows int, now time.Time, st Style) []str
 	for _, f := range c.Fields {
 		labelW = max(labelW, textWidth(f.Name))
 	}
-	labelW = max(labelW, textWidth("Always"))
 	for _, f := range c.Fields {
 		v := f.Value
 		if f.Name == "Deadline" {
@@ -169,12 +177,8 @@ func box(m Model, a *gate.Approval, bw, rows int, now time.Time, st Style) []str
 		}
 	}
 
-	var bottom []styled
-	if len(c.Always) > 0 {
-		bottom = append(bottom, labelled("Always", strings.Join(c.Always, ", "), labelW, inner, "")...)
-	}
-	bottom = append(bottom, styled{})
-	bottom = append(bottom, choices(m, c, inner)...)
+	// The Always pattern(s) are shown on the Always choice itself.
+	bottom := choices(m, c, inner)
 	bottom = append(bottom, styled{})
 	for _, l := range wrap(hint(m, now), inner) {
 		bottom = append(bottom, styled{l, sgrDim})
@@ -194,9 +198,9 @@ func box(m Model, a *gate.Approval, bw, rows int, now time.Time, st Style) []str
 		first := min(max(m.scroll, 0), max(len(lines)-avail, 0))
 		last := min(first+avail, len(lines))
 		win := []styled{body[0]}
-		win = append(win, styled{fmt.Sprintf("  ↑ %d more line(s) above (PgUp)", first), sgrDim})
+		win = append(win, styled{truncate(fmt.Sprintf("  ↑ %d more line(s) above (PgUp)", first), inner), sgrDim})
 		win = append(win, lines[first:last]...)
-		win = append(win, styled{fmt.Sprintf("  ↓ %d more line(s) below (PgDn)", len(lines)-last), sgrDim})
+		win = append(win, styled{truncate(fmt.Sprintf("  ↓ %d more line(s) below (PgDn)", len(lines)-last), inner), sgrDim})
 		body = win
 	}
 
@@ -247,7 +251,7 @@ func choices(m Model, c prompt.Content, inner int) []styled {
 		if m.sel == ch {
 			code, mark = sgrSelect, "› "
 		}
-		for i, l := range wrap(text, inner-2) {
+		for i, l := range wrap(text, max(inner-4, 1)) {
 			if i == 0 {
 				out = append(out, styled{pad(mark+l, inner), code})
 			} else {
@@ -260,7 +264,6 @@ func choices(m Model, c prompt.Content, inner int) []styled {
 	if len(c.Always) > 0 {
 		always += ": " + strings.Join(c.Always, ", ")
 	}
-	line(ChoiceAlways, always)
 	if m.sel == ChoiceAlways {
 		sess, agent := "( ) this session", "( ) this agent"
 		if m.scope == gate.ScopeAgent {
@@ -268,14 +271,15 @@ func choices(m Model, c prompt.Content, inner int) []styled {
 		} else {
 			sess = "(•) this session"
 		}
-		line(ChoiceAlways, "  for: "+sess+"   "+agent+"   ←/→ to change")
+		always += "\nfor: " + sess + "   " + agent + "   ←/→ to change"
 	}
+	line(ChoiceAlways, always)
 	deny := "3 Deny"
 	if m.sel == ChoiceDeny || m.reason != "" {
 		deny += " · reason: " + prompt.VisibleLine(m.reason) + "▏"
 	}
 	line(ChoiceDeny, deny)
-	out = append(out, styled{"  s Stop: deny and stop the agent's turn", ""})
+	line(-1, "s Stop: deny and stop the agent's turn")
 	return out
 }
 
