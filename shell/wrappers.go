@@ -1,0 +1,378 @@
+package shell
+
+import (
+	"path"
+	"strings"
+)
+
+// wrapperSpec describes how a command that runs its arguments as a command
+// takes its own options, so the inner command can be found.
+type wrapperSpec struct {
+	shortArg  string   // short options that take a value (-u USER)
+	longArg   []string // long options that take a value as the next word (--user USER)
+	noCmd     string   // short options after which no command runs (command -v)
+	operands  int      // operands before the command (timeout's DURATION)
+	envAssign bool     // NAME=VALUE words may precede the command (env, sudo)
+}
+
+// wrapperSpecs holds the argv wrappers. Read-only.
+var wrapperSpecs = map[string]wrapperSpec{
+	"sudo": {shortArg: "CDghpRrtTUu", noCmd: "elLvVK", envAssign: true,
+		longArg: []string{"user", "group", "chdir", "close-from", "host", "prompt", "role", "type", "command-timeout", "other-user", "chroot", "login-class"}},
+	"doas":       {shortArg: "uC"},
+	"pkexec":     {longArg: []string{"user"}},
+	"env":        {shortArg: "uCS", longArg: []string{"unset", "chdir", "split-string"}, envAssign: true},
+	"nice":       {shortArg: "n", longArg: []string{"adjustment"}},
+	"nohup":      {},
+	"timeout":    {shortArg: "sk", longArg: []string{"signal", "kill-after"}, operands: 1},
+	"time":       {shortArg: "fo", longArg: []string{"format", "output"}},
+	"command":    {noCmd: "vV"},
+	"builtin":    {},
+	"exec":       {shortArg: "a"},
+	"xargs":      {shortArg: "aEdILnPs", longArg: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "max-lines", "process-slot-var"}},
+	"stdbuf":     {shortArg: "ioe", longArg: []string{"input", "output", "error"}},
+	"ionice":     {shortArg: "cn", noCmd: "pPu", longArg: []string{"class", "classdata"}},
+	"taskset":    {noCmd: "p", operands: 1},
+	"setsid":     {},
+	"chroot":     {longArg: []string{"userspec", "groups"}, operands: 1},
+	"unbuffer":   {},
+	"caffeinate": {shortArg: "tw"},
+	"busybox":    {},
+	"flock":      {shortArg: "wE", longArg: []string{"timeout", "wait", "conflict-exit-code"}, operands: 1},
+	"watch":      {shortArg: "nq", longArg: []string{"interval", "equexit"}},
+}
+
+// shells are the interpreters whose -c STRING is a command line.
+func isShell(name string) bool {
+	switch name {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash":
+		return true
+	}
+	return false
+}
+
+// opaqueWrappers run their arguments (or a command line) in ways not
+// unwrapped here; they are a hazard so they never allow.
+func opaqueWrapper(name string) bool {
+	switch name {
+	case "strace", "ltrace", "gdb", "lldb", "valgrind", "perf", "rr", "catchsegv", "script",
+		"parallel", "rlwrap", "torsocks", "proxychains", "proxychains4", "firejail", "bwrap",
+		"unshare", "nsenter", "faketime", "fakeroot", "systemd-run", "xvfb-run", "dbus-run-session",
+		"chrt", "numactl", "cgexec", "sg", "runuser", "su", "tmux", "screen", "expect", "at", "batch",
+		"entr", "daemonize", "start-stop-daemon", "with-contenv", "chpst", "sandbox-exec":
+		return true
+	}
+	return false
+}
+
+// baseName is argv0's base name, "" when it is not static.
+func baseName(f field) string {
+	if f.dyn || f.glob || f.expanded || f.s == "" {
+		return ""
+	}
+	if strings.IndexByte(f.s, '/') < 0 {
+		return f.s
+	}
+	return path.Base(f.s)
+}
+
+// unwrap reports the inner command(s) of a wrapper as further commands. It
+// returns whether fs is a wrapper, and why its payload is not static.
+func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool, string) {
+	name := baseName(fs[0])
+	if name == "" {
+		return false, ""
+	}
+	args := fs[1:]
+	switch {
+	case name == "eval":
+		return true, a.payload(joinFields(args), "eval", source, depth)
+	case isShell(name):
+		s, ok := shellCommandString(args)
+		if !ok {
+			return false, ""
+		}
+		return true, a.payload(s, name+" -c", source, depth)
+	case name == "find":
+		return a.findExec(args, source, depth)
+	case name == "su" || name == "runuser":
+		for i, f := range args {
+			if v, ok := strings.CutPrefix(f.s, "--command="); ok {
+				return true, a.payload(field{s: v, dyn: f.dyn}, name+" -c", source, depth)
+			}
+			if (f.s == "-c" || f.s == "--command" || f.s == "--session-command") && i+1 < len(args) {
+				return true, a.payload(args[i+1], name+" -c", source, depth)
+			}
+		}
+		return false, ""
+	}
+	spec, ok := wrapperSpecs[name]
+	if !ok {
+		return false, ""
+	}
+	if name == "flock" {
+		for i, f := range args {
+			if (f.s == "-c" || f.s == "--command") && i+1 < len(args) {
+				return true, a.payload(args[i+1], "flock -c", source, depth)
+			}
+		}
+	}
+	inner, opt, dyn := splitWrapper(args, spec)
+	if dyn {
+		return true, "the " + name + " options are not static"
+	}
+	if opt.split != nil {
+		// env -S STRING: the string is split into words (and the rest appended).
+		s := *opt.split
+		if len(inner) > 0 {
+			s.s += " " + joinFields(inner).s
+			s.dyn = s.dyn || joinFields(inner).dyn
+		}
+		return true, a.payload(s, "env -S", source, depth)
+	}
+	if opt.noCmd {
+		return false, ""
+	}
+	if envHazard == "" {
+		envHazard = opt.envHazard
+	}
+	if len(inner) == 0 {
+		return false, ""
+	}
+	if name == "watch" && !opt.exec {
+		return true, a.payload(joinFields(inner), "watch", source, depth) // watch runs `sh -c "ARGS"`
+	}
+	if name == "busybox" && strings.HasPrefix(inner[0].s, "-") {
+		return false, ""
+	}
+	if depth >= maxDepth {
+		return true, "wrappers nested too deeply"
+	}
+	a.command(inner, source, name, envHazard, depth+1)
+	return true, ""
+}
+
+// wrapperOpts is what splitWrapper learnt from a wrapper's options.
+type wrapperOpts struct {
+	noCmd     bool   // an option that means no command runs
+	exec      bool   // watch -x
+	split     *field // env -S STRING
+	envHazard string // a dangerous NAME=VALUE before the command
+}
+
+// splitWrapper skips a wrapper's options, NAME=VALUE words and operands, and
+// returns the inner argv. dyn reports an option word that is not static, so
+// the inner command cannot be told apart.
+func splitWrapper(args []field, spec wrapperSpec) (inner []field, opt wrapperOpts, dyn bool) {
+	i := 0
+options:
+	for i < len(args) {
+		f := args[i]
+		s := f.s
+		if f.dyn || f.glob || f.expanded {
+			if strings.HasPrefix(s, "-") || i == 0 {
+				return nil, opt, true
+			}
+			break
+		}
+		switch {
+		case s == "--":
+			i++
+			break options
+		case len(s) < 2 || s[0] != '-':
+			break options
+		case s[1] == '-':
+			name, val, hasVal := strings.Cut(s[2:], "=")
+			i++
+			if name == "split-string" {
+				v := val
+				if !hasVal {
+					if i >= len(args) {
+						return nil, opt, false
+					}
+					opt.split = &args[i]
+					i++
+				} else {
+					opt.split = &field{s: v}
+				}
+				return args[i:], opt, false
+			}
+			if !hasVal && contains(spec.longArg, name) {
+				i++
+			}
+		default:
+			i++
+			for j := 1; j < len(s); j++ {
+				c := s[j]
+				if strings.IndexByte(spec.noCmd, c) >= 0 {
+					opt.noCmd = true
+					return nil, opt, false
+				}
+				if c == 'x' {
+					opt.exec = true
+				}
+				if strings.IndexByte(spec.shortArg, c) < 0 {
+					continue
+				}
+				var v *field
+				if j+1 < len(s) {
+					v = &field{s: s[j+1:]}
+				} else if i < len(args) {
+					v = &args[i]
+					i++
+				}
+				if c == 'S' && v != nil && spec.envAssign {
+					opt.split = v
+					return args[i:], opt, false
+				}
+				break
+			}
+		}
+	}
+	if spec.envAssign {
+		for i < len(args) && isAssignWord(args[i].s) {
+			if n, _, _ := strings.Cut(args[i].s, "="); opt.envHazard == "" && dangerousEnv(n) {
+				opt.envHazard = "sets " + n
+			}
+			i++
+		}
+	}
+	i += spec.operands
+	if i >= len(args) {
+		return nil, opt, false
+	}
+	return args[i:], opt, false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// isAssignWord reports NAME=VALUE.
+func isAssignWord(s string) bool {
+	eq := strings.IndexByte(s, '=')
+	if eq <= 0 {
+		return false
+	}
+	for i := 0; i < eq; i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// joinFields joins words with spaces, as eval and watch do.
+func joinFields(fs []field) field {
+	var out field
+	n := 0
+	for _, f := range fs {
+		n += len(f.s) + 1
+		out.dyn = out.dyn || f.dyn || f.glob || f.expanded
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f.s)
+	}
+	out.s = b.String()
+	return out
+}
+
+// shellCommandString finds the STRING of `sh [options] -c STRING [name [args]]`.
+func shellCommandString(args []field) (field, bool) {
+	cmd := false
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		s := f.s
+		if f.dyn || f.glob || f.expanded {
+			if cmd {
+				return f, true
+			}
+			if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
+				return field{s: Dyn, dyn: true}, true // cannot tell: maybe -c
+			}
+			return field{}, false
+		}
+		switch {
+		case s == "--" || s == "-":
+			if cmd && i+1 < len(args) {
+				return args[i+1], true
+			}
+			return field{}, false
+		case strings.HasPrefix(s, "--"):
+			if s == "--rcfile" || s == "--init-file" {
+				i++
+			}
+		case len(s) > 1 && (s[0] == '-' || s[0] == '+'):
+			for j := 1; j < len(s); j++ {
+				switch s[j] {
+				case 'c':
+					cmd = true
+				case 'o', 'O':
+					i++ // -o OPTION
+				}
+			}
+		default:
+			if cmd {
+				return f, true
+			}
+			return field{}, false // a script file or nothing: not a command string
+		}
+	}
+	if cmd {
+		return field{}, false // -c without a string: bash errors out
+	}
+	return field{}, false
+}
+
+// payload parses a wrapper's command-line string as a script of its own.
+func (a *analyzer) payload(s field, label, source string, depth int) string {
+	if s.dyn || s.glob || s.expanded {
+		return "the " + label + " payload is not static"
+	}
+	if depth >= maxDepth {
+		return "wrappers nested too deeply"
+	}
+	if why := unsafeText(s.s); why != "" {
+		a.unsafe("the " + label + " payload has " + why)
+	}
+	a.script(s.s, label, depth+1)
+	return ""
+}
+
+// findExec reports the commands of find's -exec, -execdir, -ok and -okdir
+// actions, each up to its `;` or `+`.
+func (a *analyzer) findExec(args []field, source string, depth int) (bool, string) {
+	found := false
+	for i := 0; i < len(args); i++ {
+		switch args[i].s {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		label := "find " + args[i].s
+		j := i + 1
+		for j < len(args) && args[j].s != ";" && args[j].s != "+" {
+			j++
+		}
+		found = true
+		if j > i+1 {
+			if depth >= maxDepth {
+				return true, "wrappers nested too deeply"
+			}
+			a.command(args[i+1:j], source, label, "", depth+1)
+		}
+		i = j
+	}
+	return found, ""
+}
