@@ -68,6 +68,7 @@ var hazards = []hazard{
 			return false
 		}},
 	{"array subscript evaluation", nil, nil},
+	{"extended glob", nil, nil}, // zsh reads *(e:...:) as a qualifier that runs code
 }
 
 // hazardOf names the first hazard of a command, "" for none.
@@ -80,6 +81,9 @@ func hazardOf(fs []field) string {
 	for _, f := range args {
 		if subscriptInjection(f.s) {
 			return "array subscript evaluation"
+		}
+		if f.extglob {
+			return "extended glob"
 		}
 	}
 	if opaqueWrapper(name) {

@@ -20,6 +20,7 @@ type field struct {
 	dyn      bool   // s contains Dyn
 	glob     bool   // the word had an unquoted glob (*, ?, [...], extglob)
 	expanded bool   // the word had a parameter, command, arithmetic or process substitution, or ~user
+	extglob  bool   // the word had an extended glob, which zsh would read as a glob qualifier that can run code
 }
 
 // resolver turns words into fields. It keeps a scratch buffer to spare
@@ -126,7 +127,7 @@ func (r *resolver) part(b []byte, p syntax.WordPart, first bool, f *field) []byt
 	case *syntax.ParamExp:
 		return r.param(b, p, f)
 	case *syntax.ExtGlob:
-		f.glob = true
+		f.glob, f.extglob = true, true
 		return appendDyn(b)
 	default: // CmdSubst, ArithmExp, ProcSubst, BraceExp left unexpanded
 		f.expanded = true
