@@ -1,0 +1,225 @@
+package slack
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+
+	"approvalbot/gate"
+	"approvalbot/prompt"
+)
+
+// Block Kit limits, from https://api.slack.com/reference/block-kit/blocks
+// and https://api.slack.com/reference/block-kit/composition-objects.
+const (
+	maxSectionText   = 3000 // section text, characters
+	maxFieldText     = 2000 // each section field
+	maxFields        = 10   // fields per section
+	maxButtonText    = 75   // button label
+	maxConfirmText   = 300  // confirm dialog text
+	maxContextText   = 2000 // context element text
+	maxFallbackText  = 3000 // we keep the notification text short; the API allows 40000
+	maxThreadChunk   = 3500 // thread follow-up messages with the full text, in runes
+	digestPrefixLen  = 16   // hex digits of the call digest carried in button values
+	sectionHeadroom  = 100  // room for the label and fences around a code block
+	actionsBlockID   = "approval_actions"
+	reasonCallbackID = "approvalbot_deny_reason"
+	reasonBlockID    = "reason"
+	reasonActionID   = "reason_input"
+)
+
+// Action ids of the prompt's buttons.
+const (
+	actApprove    = "approve"
+	actAlways     = "always"
+	actDeny       = "deny"
+	actDenyReason = "deny_reason"
+	actStop       = "stop"
+)
+
+// slackMention matches a decider recorded by this frontend ("<@U123>").
+var slackMention = regexp.MustCompile(`^<@[UW][A-Z0-9]{2,20}>$`)
+
+// view is a rendered approval message.
+type view struct {
+	Fallback string        // notification text
+	Blocks   []slack.Block // the message
+	Cut      bool          // the body was cut; the full text goes into the thread
+	Full     string        // the whole prompt as plain text, for the thread
+}
+
+func mrkdwn(s string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.MarkdownType, s, false, true)
+}
+
+func plain(s string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.PlainTextType, s, false, false)
+}
+
+// cutRunes truncates s to max runes with prompt's cut marker.
+func cutRunes(s string, max int) string {
+	out, _ := prompt.Truncate(s, max)
+	return out
+}
+
+// escapedCut escapes s and cuts it (before escaping, so an entity is never
+// split) until the escaped text fits max runes.
+func escapedCut(s string, max int, esc func(string) string) (string, bool) {
+	limit := max
+	for {
+		cut, was := prompt.Truncate(s, limit)
+		e := esc(cut)
+		if utf8.RuneCountInString(e) <= max || limit <= 1 {
+			return e, was
+		}
+		limit = limit * 3 / 4
+	}
+}
+
+// buttonValue binds a press to the approval and the exact call it showed.
+func buttonValue(a *gate.Approval) string {
+	d := a.Digest
+	if len(d) > digestPrefixLen {
+		d = d[:digestPrefixLen]
+	}
+	return a.ID + "|" + d
+}
+
+// parseButtonValue splits a button value made by buttonValue.
+func parseButtonValue(v string) (id, digest string, ok bool) {
+	id, digest, ok = strings.Cut(v, "|")
+	if !ok || id == "" || len(id) > 256 || strings.Contains(digest, "|") {
+		return "", "", false
+	}
+	return id, digest, true
+}
+
+// render lays out a's message. now phrases the deadline; note, if set, is a
+// line shown above the buttons (the restart notice).
+func render(a *gate.Approval, now time.Time, note string) view {
+	c := prompt.Build(a, now)
+	v := view{Full: c.Text()}
+	v.Fallback = cutRunes("Approval needed: "+Escape(c.Title), maxFallbackText)
+	if a.Status.Final() {
+		v.Fallback = cutRunes(Escape(c.Title)+" — "+Escape(prompt.Outcome(a)), maxFallbackText)
+	}
+
+	blocks := []slack.Block{slack.NewHeaderBlock(plain("Approval needed"))}
+	title, _ := escapedCut(c.Title, maxSectionText-10, Escape)
+	blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*"+title+"*"), nil, nil))
+
+	var fields []*slack.TextBlockObject
+	for _, f := range c.Fields {
+		if len(fields) == maxFields {
+			break
+		}
+		val, _ := escapedCut(f.Value, maxFieldText-len(f.Name)-10, Escape)
+		fields = append(fields, mrkdwn("*"+f.Name+"*\n"+val))
+	}
+	if len(fields) > 0 {
+		blocks = append(blocks, slack.NewSectionBlock(nil, fields, nil))
+	}
+	for _, w := range c.Warnings {
+		t, _ := escapedCut(w, maxSectionText-20, Escape)
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(":warning: *"+t+"*"), nil, nil))
+	}
+	if c.Body != "" {
+		label := "*" + bodyLabel(c.BodyKind) + "*\n"
+		code, cut := escapedCut(c.Body, maxSectionText-sectionHeadroom, EscapeCode)
+		v.Cut = cut
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(label+codeBlock(code)), nil, nil))
+		if cut {
+			blocks = append(blocks, slack.NewContextBlock("", mrkdwn("Cut short: the full text is in this message's thread.")))
+		}
+	}
+	if len(c.Always) > 0 {
+		t, _ := escapedCut("Always would save: "+strings.Join(c.Always, ", "), maxContextText, Escape)
+		blocks = append(blocks, slack.NewContextBlock("", mrkdwn(t)))
+	}
+
+	if a.Status.Final() {
+		blocks = append(blocks, slack.NewDividerBlock(),
+			slack.NewSectionBlock(mrkdwn("*"+outcomeText(a)+"*"), nil, nil))
+		v.Blocks = blocks
+		return v
+	}
+	if note != "" {
+		blocks = append(blocks, slack.NewContextBlock("", mrkdwn(Escape(note))))
+	}
+	blocks = append(blocks, actions(a, c))
+	v.Blocks = blocks
+	return v
+}
+
+func bodyLabel(k prompt.BodyKind) string {
+	switch k {
+	case prompt.BodyCommand:
+		return "Command"
+	case prompt.BodyDiff:
+		return "Diff"
+	case prompt.BodyContent:
+		return "Content"
+	}
+	return "Input"
+}
+
+// actions returns the buttons of a pending prompt.
+func actions(a *gate.Approval, c prompt.Content) *slack.ActionBlock {
+	val := buttonValue(a)
+	approve := slack.NewButtonBlockElement(actApprove, val, plain("Approve"))
+	approve.Style = slack.StylePrimary
+	elems := []slack.BlockElement{approve}
+	if len(a.Evaluation.AlwaysRules) > 0 && len(c.Always) > 0 {
+		label := cutRunes("Always: "+strings.Join(c.Always, ", "), maxButtonText)
+		if utf8.RuneCountInString(label) > maxButtonText || strings.Contains(label, "\n") {
+			label = "Always…"
+		}
+		always := slack.NewButtonBlockElement(actAlways, val, plain(label))
+		text, _ := escapedCut("Approve now and always allow: "+strings.Join(c.Always, ", "), maxConfirmText, Escape)
+		always.Confirm = slack.NewConfirmationBlockObject(plain("Always allow?"), mrkdwn(text), plain("Always allow"), plain("Cancel"))
+		elems = append(elems, always)
+	}
+	deny := slack.NewButtonBlockElement(actDeny, val, plain("Deny"))
+	deny.Style = slack.StyleDanger
+	stop := slack.NewButtonBlockElement(actStop, val, plain("Stop"))
+	stop.Style = slack.StyleDanger
+	elems = append(elems, deny, slack.NewButtonBlockElement(actDenyReason, val, plain("Deny with reason")), stop)
+	return slack.NewActionBlock(actionsBlockID, elems...)
+}
+
+// outcomeText is prompt.Outcome escaped, with a Slack decider shown as the
+// mention this frontend recorded (edits do not notify anyone).
+func outcomeText(a *gate.Approval) string {
+	s := Escape(prompt.Outcome(a))
+	if a.Via == "slack" && slackMention.MatchString(a.DecidedBy) {
+		s = strings.Replace(s, Escape(a.DecidedBy), a.DecidedBy, 1)
+	}
+	return s
+}
+
+// threadChunks splits the full prompt text into code-block messages for the
+// thread under a cut prompt.
+func threadChunks(full string) []string {
+	var out []string
+	runes := []rune(full)
+	for len(runes) > 0 {
+		n := min(len(runes), maxThreadChunk)
+		part := string(runes[:n])
+		runes = runes[n:]
+		out = append(out, part)
+	}
+	for i, p := range out {
+		head := ""
+		if len(out) > 1 {
+			head = fmt.Sprintf("Full text, part %d of %d:\n", i+1, len(out))
+		} else {
+			head = "Full text:\n"
+		}
+		out[i] = head + codeBlock(EscapeCode(p))
+	}
+	return out
+}
