@@ -1,0 +1,249 @@
+package telegram
+
+import (
+	"fmt"
+	"html"
+	"strings"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"approvalbot/gate"
+	"approvalbot/prompt"
+)
+
+// esc escapes agent text for HTML parse mode. Every piece of text that is
+// not our own markup goes through it.
+func esc(s string) string { return html.EscapeString(s) }
+
+// textLen counts s as the length limit is checked: UTF-16 units.
+func textLen(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// fitEscaped escapes as much of s as fits in budget units and reports
+// whether it had to cut, and how many runes it left out.
+func fitEscaped(s string, budget int) (string, int) {
+	var b strings.Builder
+	used := 0
+	total := 0
+	for i, r := range s {
+		e := esc(string(r))
+		n := textLen(e)
+		if used+n > budget {
+			for range s[i:] {
+				total++
+			}
+			return b.String(), total
+		}
+		used += n
+		b.WriteString(e)
+	}
+	return b.String(), 0
+}
+
+var bodyLabels = map[prompt.BodyKind]string{
+	prompt.BodyCommand: "Command",
+	prompt.BodyDiff:    "Diff",
+	prompt.BodyContent: "New content",
+	prompt.BodyJSON:    "Input",
+}
+
+// rendered is a message ready to send.
+type rendered struct {
+	HTML string
+	Cut  bool // the body was cut: offer the Full button
+}
+
+// renderPrompt lays out c as an HTML message of at most limit units.
+// status, if not empty, is a line of our own (already escaped HTML) shown
+// at the top: an outcome, or "still waiting".
+func renderPrompt(c prompt.Content, status string, limit int) rendered {
+	var head strings.Builder
+	if status != "" {
+		head.WriteString(status + "\n\n")
+	}
+	head.WriteString("<b>🔐 " + esc(c.Title) + "</b>\n")
+	for _, w := range c.Warnings {
+		head.WriteString("⚠️ <b>" + esc(w) + "</b>\n")
+	}
+	for _, f := range c.Fields {
+		head.WriteString(esc(f.Name) + ": <code>" + esc(f.Value) + "</code>\n")
+	}
+	var tail strings.Builder
+	if len(c.Always) > 0 {
+		tail.WriteString("\nAlways would save: ")
+		for i, p := range c.Always {
+			if i > 0 {
+				tail.WriteString(", ")
+			}
+			tail.WriteString("<code>" + esc(p) + "</code>")
+		}
+	}
+	if c.Body == "" {
+		return rendered{HTML: strings.TrimSuffix(head.String()+tail.String(), "\n")}
+	}
+	label := "\n<b>" + esc(bodyLabels[c.BodyKind]) + "</b>\n<pre>"
+	fixed := textLen(head.String()) + textLen(label) + textLen("</pre>") + textLen(tail.String())
+	body, missing := fitEscaped(c.Body, limit-fixed)
+	if missing == 0 {
+		return rendered{HTML: head.String() + label + body + "</pre>" + tail.String()}
+	}
+	marker := esc(prompt.CutMarker(missing)) + " — press 📄 Full for the whole content"
+	body, missing = fitEscaped(c.Body, limit-fixed-textLen(marker)-10)
+	marker = esc(prompt.CutMarker(missing)) + " — press 📄 Full for the whole content"
+	return rendered{HTML: head.String() + label + body + "</pre>" + marker + tail.String(), Cut: true}
+}
+
+// outcomeLine is the status line of a final approval.
+func outcomeLine(a *gate.Approval) string {
+	icon := "ℹ️"
+	switch a.Status {
+	case gate.StatusApproved, gate.StatusApprovedAlways, gate.StatusAllowed:
+		icon = "✅"
+	case gate.StatusDenied, gate.StatusDeniedStop:
+		icon = "❌"
+	case gate.StatusExpired:
+		icon = "⌛"
+	case gate.StatusCancelled:
+		icon = "🚫"
+	}
+	return icon + " <b>" + esc(prompt.Outcome(a)) + "</b>"
+}
+
+// waitingLine is the status line of a prompt re-shown after a restart.
+func waitingLine(restarted time.Time) string {
+	return "⏳ <b>Still waiting</b> (approvalbot restarted at " + esc(restarted.UTC().Format("2006-01-02 15:04:05 UTC")) + ")"
+}
+
+// Callback operations. Data is "op:approvalID:digestPrefix", or "op:ruleID"
+// for revoke.
+const (
+	opApprove       = "y"
+	opAlways        = "a"  // show the scope choice
+	opAlwaysSession = "as" // approve always, this session
+	opAlwaysAgent   = "ag" // approve always, this agent
+	opBack          = "b"  // back from the scope choice
+	opDeny          = "n"
+	opReason        = "r" // deny with reason: ask for it
+	opStop          = "s"
+	opFull          = "f" // send the whole content as a document
+	opRevoke        = "v"
+)
+
+// digestPrefixLen is how much of the digest a button carries: enough to
+// bind a press to the exact call (the gate accepts a prefix of 8 or more).
+const digestPrefixLen = 12
+
+func digestPrefix(a *gate.Approval) string {
+	if len(a.Digest) > digestPrefixLen {
+		return a.Digest[:digestPrefixLen]
+	}
+	return a.Digest
+}
+
+// callbackData is a button's data, or "" if it would not fit.
+func callbackData(op string, a *gate.Approval) string {
+	d := op + ":" + a.ID + ":" + digestPrefix(a)
+	if len(d) > maxCallbackData {
+		return ""
+	}
+	return d
+}
+
+type callback struct {
+	op, id, digest string
+}
+
+// parseCallback splits a button's data; ok is false for data we never made.
+func parseCallback(data string) (callback, bool) {
+	parts := strings.Split(data, ":")
+	switch {
+	case len(parts) == 2 && parts[0] == opRevoke && parts[1] != "":
+		return callback{op: opRevoke, id: parts[1]}, true
+	case len(parts) == 3 && parts[1] != "":
+		switch parts[0] {
+		case opApprove, opAlways, opAlwaysSession, opAlwaysAgent, opBack, opDeny, opReason, opStop, opFull:
+			return callback{op: parts[0], id: parts[1], digest: parts[2]}, true
+		}
+	}
+	return callback{}, false
+}
+
+func button(label, data string) tgbotapi.InlineKeyboardButton {
+	return tgbotapi.NewInlineKeyboardButtonData(label, data)
+}
+
+// label cuts a button label to a readable length.
+func label(s string) string {
+	s, _ = prompt.Truncate(s, maxButtonLabel)
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// promptKeyboard is the keyboard of a pending approval; nil when the id
+// is too long for callback data (the prompt then says to use the CLI).
+func promptKeyboard(a *gate.Approval, c prompt.Content, cut bool) *tgbotapi.InlineKeyboardMarkup {
+	if callbackData(opAlwaysSession, a) == "" {
+		return nil
+	}
+	rows := [][]tgbotapi.InlineKeyboardButton{
+		{button("✅ Approve", callbackData(opApprove, a)), button("❌ Deny", callbackData(opDeny, a))},
+	}
+	if len(c.Always) > 0 {
+		rows = append(rows, []tgbotapi.InlineKeyboardButton{
+			button(label("♾ Always: "+strings.Join(c.Always, ", ")), callbackData(opAlways, a))})
+	}
+	rows = append(rows, []tgbotapi.InlineKeyboardButton{
+		button("💬 Deny with reason", callbackData(opReason, a)), button("🛑 Stop", callbackData(opStop, a))})
+	if cut {
+		rows = append(rows, []tgbotapi.InlineKeyboardButton{button("📄 Full", callbackData(opFull, a))})
+	}
+	m := tgbotapi.NewInlineKeyboardMarkup(rows...)
+	return &m
+}
+
+// scopeKeyboard is the confirmation step of Always.
+func scopeKeyboard(a *gate.Approval) *tgbotapi.InlineKeyboardMarkup {
+	m := tgbotapi.NewInlineKeyboardMarkup(
+		[]tgbotapi.InlineKeyboardButton{
+			button("♾ This session", callbackData(opAlwaysSession, a)),
+			button("♾ This agent", callbackData(opAlwaysAgent, a)),
+		},
+		[]tgbotapi.InlineKeyboardButton{button("« Back", callbackData(opBack, a))},
+	)
+	return &m
+}
+
+// noKeyboard removes a message's buttons on edit.
+func noKeyboard() *tgbotapi.InlineKeyboardMarkup {
+	return &tgbotapi.InlineKeyboardMarkup{InlineKeyboard: [][]tgbotapi.InlineKeyboardButton{}}
+}
+
+// pendingPrompt renders a pending approval with its keyboard.
+func (b *Bot) pendingPrompt(a *gate.Approval, status string) (string, *tgbotapi.InlineKeyboardMarkup) {
+	c := prompt.Build(a, b.now())
+	if promptKeyboard(a, c, false) == nil {
+		status = strings.TrimSpace(status + "\n" + fmt.Sprintf("Decide with <code>approvalbot approve %s</code>", esc(a.ID)))
+	}
+	r := renderPrompt(c, status, maxMessageLen)
+	return r.HTML, promptKeyboard(a, c, r.Cut)
+}
+
+// finalPrompt renders a final approval: its outcome on top, the decision
+// buttons gone (only Full stays, for a cut body).
+func (b *Bot) finalPrompt(a *gate.Approval) (string, *tgbotapi.InlineKeyboardMarkup) {
+	r := renderPrompt(prompt.Build(a, b.now()), outcomeLine(a), maxMessageLen)
+	if r.Cut && callbackData(opFull, a) != "" {
+		m := tgbotapi.NewInlineKeyboardMarkup([]tgbotapi.InlineKeyboardButton{button("📄 Full", callbackData(opFull, a))})
+		return r.HTML, &m
+	}
+	return r.HTML, noKeyboard()
+}
