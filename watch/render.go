@@ -326,4 +326,3 @@ func countdown(deadline, now time.Time) string {
 	}
 	return d + " left (until " + at + ")"
 }
-
