@@ -259,8 +259,11 @@ func (a *analyzer) command(fs []field, source, wrapper, envHazard string, depth 
 		cp.Dynamic = dynamic
 	}
 	if !isWrapper {
-		for _, f := range fs[1:] {
-			a.checkPath(f.s, f.dyn)
+		skip := patternArg(fs)
+		for i, f := range fs[1:] {
+			if i+1 != skip {
+				a.checkPath(f.s, f.dyn)
+			}
 		}
 	}
 	if !isWrapper && cp.Dynamic == "" && cp.Hazard == "" && !anyDyn {
@@ -268,6 +271,26 @@ func (a *analyzer) command(fs []field, source, wrapper, envHazard string, depth 
 	} else if !isWrapper && cp.Dynamic == "" && !anyDyn && codeFlag(argv) {
 		cp.Always = exactPattern(argv)
 	}
+}
+
+// patternArg returns the index in fs of the script or pattern argument of
+// sed, awk and grep-like tools (`/re/p` is not a path), 0 for none.
+func patternArg(fs []field) int {
+	switch baseName(fs[0]) {
+	case "sed", "gsed", "awk", "gawk", "mawk", "nawk", "grep", "egrep", "fgrep", "rg":
+	default:
+		return 0
+	}
+	for i := 1; i < len(fs); i++ {
+		s := fs[i].s
+		if s == "-e" || s == "-f" || s == "--" || strings.HasPrefix(s, "--expression") || strings.HasPrefix(s, "--regexp") {
+			return 0 // the script is an option's value; its arguments are checked as paths
+		}
+		if !strings.HasPrefix(s, "-") {
+			return i
+		}
+	}
+	return 0
 }
 
 // checkPath flags a path-like argument or redirect target outside the project.

