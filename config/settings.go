@@ -47,9 +47,16 @@ type Settings struct {
 	SlackListen        string   `envconfig:"SLACK_LISTEN" desc:"address for Slack HTTP interactivity (with SLACK_SIGNING_SECRET)"`
 }
 
-// Load reads the settings from the environment through getenv-backed
-// os.LookupEnv (envconfig reads the process environment).
+// Load reads the settings from the process environment. A variable set to
+// the empty string counts as unset (so an .env file with blank lines such as
+// `APPROVALBOT_TELEGRAM_CHAT_ID=` keeps the default instead of failing to
+// parse); Load unsets such variables before envconfig reads them.
 func Load() (Settings, error) {
+	for _, kv := range os.Environ() {
+		if k, v, _ := strings.Cut(kv, "="); v == "" && strings.HasPrefix(k, Prefix+"_") {
+			os.Unsetenv(k)
+		}
+	}
 	var s Settings
 	if err := envconfig.Process(Prefix, &s); err != nil {
 		return s, fmt.Errorf("read %s_* settings: %w", Prefix, err)

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"approvalbot/api"
+	"approvalbot/config"
+	"approvalbot/gate"
+	"approvalbot/store"
+)
+
+// rulesPollInterval is how often serve checks the rules file for changes;
+// polling needs no extra dependency and a rules edit is rare.
+const rulesPollInterval = 2 * time.Second
+
+// shutdownGrace bounds a graceful stop: open long-polls are ended at once
+// (their approvals stay pending), other requests get this long.
+const shutdownGrace = 5 * time.Second
+
+func runServe(ctx context.Context, e *env, args []string) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprintln(e.stdout, "usage: approvalbot serve   (settings from APPROVALBOT_* environment variables; see README.md)")
+		return exitOK
+	}
+	if len(args) > 0 {
+		fmt.Fprintf(e.stderr, "approvalbot serve: unexpected arguments %q (settings come from APPROVALBOT_* variables)\n", args)
+		return exitUsage
+	}
+	s, err := config.Load()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "approvalbot serve: %v\n", err)
+		return exitUsage
+	}
+	logger := newLogger(e, s)
+	if err := serve(ctx, e, s, logger); err != nil {
+		logger.Error("serve failed", "err", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			return exitUsage
+		}
+		return exitFailure
+	}
+	return exitOK
+}
+
+// usageError marks a failure caused by the settings or the rules file.
+type usageError struct{ error }
+
+func newLogger(e *env, s config.Settings) *slog.Logger {
+	var lvl slog.Level
+	_ = lvl.UnmarshalText([]byte(s.LogLevel)) // validated by config
+	opts := &slog.HandlerOptions{Level: lvl}
+	if strings.EqualFold(s.LogFormat, "json") {
+		return slog.New(slog.NewJSONHandler(e.stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(e.stderr, opts))
+}
+
+// protectedPaths are the paths no agent may write: the rules file, the data
+// dir, approvalbot's settings, and the agents' own hook settings (an agent
+// that edits them could remove the gate).
+func protectedPaths(s config.Settings, home string) []string {
+	ps := []string{s.DataDir}
+	if s.Rules != "" {
+		ps = append(ps, s.Rules)
+	}
+	if home != "" {
+		ps = append(ps,
+			filepath.Join(home, ".config", "approvalbot"),
+			filepath.Join(home, ".claude", "settings.json"),
+			filepath.Join(home, ".claude", "settings.local.json"),
+			filepath.Join(home, ".codex"),
+		)
+	}
+	for _, p := range s.Protect {
+		if p = strings.TrimSpace(p); p != "" {
+			if abs, err := filepath.Abs(p); err == nil {
+				ps = append(ps, abs)
+			}
+		}
+	}
+	return ps
+}
+
+// loadPolicy reads and compiles the rules: the file in settings, or the
+// embedded defaults.
+func loadPolicy(s config.Settings, home string) (*gate.Policy, error) {
+	var spec gate.PolicySpec
+	var err error
+	if s.Rules != "" {
+		spec, err = config.LoadRules(s.Rules, home)
+	} else {
+		spec, err = config.ParseRules("(default rules)", config.DefaultRules(), home)
+	}
+	if err != nil {
+		return nil, err
+	}
+	spec.Protected = append(spec.Protected, protectedPaths(s, home)...)
+	spec.Home = home
+	return gate.Compile(spec)
+}
+
+func invert(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for name, tok := range m {
+		out[tok] = name
+	}
+	return out
+}
+
+func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) error {
+	home, _ := os.UserHomeDir()
+	policy, err := loadPolicy(s, home)
+	if err != nil {
+		return usageError{fmt.Errorf("load rules: %w", err)}
+	}
+	if err := os.MkdirAll(s.DataDir, 0o700); err != nil {
+		return fmt.Errorf("create data dir %s: %w", s.DataDir, err)
+	}
+	st, err := store.Open(s.DBPath(), store.Options{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	g := gate.New(gate.Config{Timeout: s.Timeout, DenyMemory: s.DenyMemory}, policy, st, logger)
+	defer g.Close()
+
+	ln, err := net.Listen("tcp", s.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.Listen, err)
+	}
+	metrics := api.NewMetrics()
+	open := s.LoopbackListen() && len(s.APITokens) == 0 && len(s.AdminTokens) == 0
+	srv := api.NewServer(api.Config{
+		AgentTokens: invert(s.APITokens),
+		AdminTokens: invert(s.AdminTokens),
+		Open:        open,
+		Metrics:     metrics,
+	}, g, logger)
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	frontends, err := startFrontends(runCtx, e, s, g, metrics, logger)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := g.Start(runCtx); err != nil {
+		return fmt.Errorf("start gate: %w", err)
+	}
+	go metrics.Consume(runCtx, g)
+	go watchRules(runCtx, s, home, g, logger)
+
+	// Handlers see runCtx, so shutdown ends open long-polls at once instead
+	// of waiting for their approvals.
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return runCtx },
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+	logger.Info("approvalbot serving", "listen", ln.Addr().String(), "data_dir", s.DataDir,
+		"rules", rulesName(s), "open_loopback", open, "frontends", frontends)
+	if len(frontends) == 0 {
+		logger.Info("no chat frontend configured: decide with `approvalbot watch`, `approvalbot approve/deny` or the API")
+	}
+
+	select {
+	case <-ctx.Done():
+		logger.Info("shutting down")
+	case err := <-serveErr:
+		cancel()
+		return fmt.Errorf("http server: %w", err)
+	}
+	cancel()
+	shCtx, shCancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer shCancel()
+	if err := hs.Shutdown(shCtx); err != nil {
+		logger.Warn("http shutdown", "err", err)
+	}
+	return nil
+}
+
+func rulesName(s config.Settings) string {
+	if s.Rules == "" {
+		return "(default rules)"
+	}
+	return s.Rules
+}
+
+// watchRules re-reads the rules file when it changes. A broken file keeps
+// the last good rules and says so loudly: log and /healthz.
+func watchRules(ctx context.Context, s config.Settings, home string, g *gate.Gate, logger *slog.Logger) {
+	if s.Rules == "" {
+		return
+	}
+	last := fileStamp(s.Rules)
+	t := time.NewTicker(rulesPollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		stamp := fileStamp(s.Rules)
+		if stamp == last {
+			continue
+		}
+		last = stamp
+		p, err := loadPolicy(s, home)
+		if err != nil {
+			msg := fmt.Sprintf("rules file %s is broken; keeping the last good rules: %v", s.Rules, err)
+			logger.Error("RULES NOT RELOADED", "err", msg)
+			g.SetRulesError(msg)
+			continue
+		}
+		g.SetPolicy(p)
+		g.SetRulesError("")
+		logger.Info("rules reloaded", "file", s.Rules)
+	}
+}
+
+// fileStamp identifies a version of a file cheaply; a missing file has its
+// own stamp so its removal is noticed (and reported as broken).
+func fileStamp(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "missing: " + err.Error()
+	}
+	return fmt.Sprintf("%d/%d", fi.ModTime().UnixNano(), fi.Size())
+}
