@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"approvalbot/gate"
+)
+
+// runPending is `approvalbot pending [--json]`: the approvals waiting for a person.
+func runPending(ctx context.Context, e *env, args []string) int {
+	fs := newFlags(e, "pending", "pending [--json]")
+	asJSON := fs.Bool("json", false, "print the approvals as JSON")
+	if _, code, ok := parseFlags(e, fs, args, 0); !ok {
+		return code
+	}
+	c := clientFromEnv(e)
+	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
+	defer cancel()
+	list, err := c.List(ctx, gate.StatusPending)
+	if err != nil {
+		return clientFailed(e, "pending", c, err)
+	}
+	if *asJSON {
+		if err := printJSON(e, list); err != nil {
+			return exitFailure
+		}
+		return exitOK
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(e.stdout, "no pending approvals")
+		return exitOK
+	}
+	now := time.Now()
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tAGE\tAGENT\tTOOL\tCOMMAND\tDEADLINE")
+	for _, a := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\tin %s\n", cell(a.ID, 40), ago(a.CreatedAt, now), cell(a.Agent, 20),
+			cell(a.Tool, 24), cell(summary(a), 60), shortDuration(a.Deadline.Sub(now)))
+	}
+	if err := tw.Flush(); err != nil {
+		return exitFailure
+	}
+	return exitOK
+}
+
+// summary is the part of a call's input a person recognises it by: the
+// command line, the path, or the input itself.
+func summary(a *gate.Approval) string {
+	var in map[string]any
+	if json.Unmarshal(a.Input, &in) == nil {
+		for _, k := range []string{"command", "cmd", "file_path", "notebook_path", "path", "url", "query"} {
+			if s, ok := in[k].(string); ok && s != "" {
+				return s
+			}
+		}
+	}
+	if len(a.Input) == 0 {
+		return "-"
+	}
+	return string(a.Input)
+}
