@@ -105,10 +105,10 @@ func render(a *gate.Approval, now time.Time, note string) view {
 	v := view{Full: c.Text()}
 	v.Fallback = cutRunes("Approval needed: "+Escape(c.Title), maxFallbackText)
 	if a.Status.Final() {
-		v.Fallback = cutRunes(Escape(c.Title)+" — "+Escape(prompt.Outcome(a)), maxFallbackText)
+		v.Fallback = cutRunes(Escape(c.Title)+" — "+outcomeText(a), maxFallbackText)
 	}
 
-	blocks := []slack.Block{slack.NewHeaderBlock(plain("Approval needed"))}
+	blocks := []slack.Block{slack.NewHeaderBlock(plain(headerText(a.Status)))}
 	title, _ := escapedCut(c.Title, maxSectionText-10, Escape)
 	blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*"+title+"*"), nil, nil))
 
@@ -153,6 +153,27 @@ func render(a *gate.Approval, now time.Time, note string) view {
 	blocks = append(blocks, actions(a, c))
 	v.Blocks = blocks
 	return v
+}
+
+// headerText is the message's header: what is asked, or how it ended.
+func headerText(s gate.Status) string {
+	switch s {
+	case gate.StatusPending, "":
+		return "Approval needed"
+	case gate.StatusApproved, gate.StatusAllowed:
+		return "Approved"
+	case gate.StatusApprovedAlways:
+		return "Approved always"
+	case gate.StatusDenied:
+		return "Denied"
+	case gate.StatusDeniedStop:
+		return "Denied and stopped"
+	case gate.StatusExpired:
+		return "Expired"
+	case gate.StatusCancelled:
+		return "Cancelled"
+	}
+	return "Closed"
 }
 
 func bodyLabel(k prompt.BodyKind) string {
