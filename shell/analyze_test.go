@@ -525,6 +525,9 @@ func FuzzAnalyze(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		an := Analyze(src, Options{Cwd: "/p", Home: "/h"})
+		if strings.HasPrefix(an.Unsafe, "shell analysis failed") {
+			t.Fatalf("internal panic on %q: %s", src, an.Unsafe)
+		}
 		for _, c := range an.Commands {
 			if len(c.Argv) == 0 {
 				t.Fatalf("command without argv in %q", src)
