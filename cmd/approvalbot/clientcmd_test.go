@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"approvalbot/api"
+	"approvalbot/api/apitest"
+	"approvalbot/gate"
+)
+
+const cliAdminToken = "cli-admin-token-0123456789"
+
+type cliDaemon struct {
+	fake *apitest.Fake
+	url  string
+}
+
+func newCLIDaemon(t *testing.T) *cliDaemon {
+	t.Helper()
+	fake := apitest.NewFake()
+	srv := api.NewServer(api.Config{AdminTokens: map[string]string{cliAdminToken: "ana"},
+		AgentTokens: map[string]string{"agent-token-0123456789": "claude"}}, fake, nil)
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return &cliDaemon{fake: fake, url: ts.URL}
+}
+
+func (d *cliDaemon) pending(t *testing.T, agent, command string) *gate.Approval {
+	t.Helper()
+	in, _ := json.Marshal(map[string]string{"command": command})
+	a, err := d.fake.Submit(context.Background(), gate.Call{Agent: agent, SessionID: "s1", Tool: "Bash", Input: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// run runs the CLI in-process against url with token.
+func run(t *testing.T, url, token string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	vars := map[string]string{"APPROVALBOT_URL": url, "APPROVALBOT_TOKEN": token, "USER": "ana"}
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }}
+	code = dispatch(context.Background(), e, args)
+	return code, out.String(), errb.String()
+}
+
+func TestPendingCommand(t *testing.T) {
+	d := newCLIDaemon(t)
+	code, out, _ := run(t, d.url, cliAdminToken, "pending")
+	if code != exitOK || !strings.Contains(out, "no pending approvals") {
+		t.Fatalf("empty: %d %q", code, out)
+	}
+	a := d.pending(t, "claude", "git push origin main")
+	evil := d.pending(t, "codex", "echo \x1b[2J\x1b[31mhidden\u202e")
+	code, out, errs := run(t, d.url, cliAdminToken, "pending")
+	if code != exitOK {
+		t.Fatalf("pending: %d %s", code, errs)
+	}
+	for _, want := range []string{"ID", "AGENT", a.ID, "claude", "Bash", "git push origin main", evil.ID, "codex", "in 9m"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.ContainsAny(out, "\x1b\u202e") {
+		t.Errorf("agent text reached the terminal raw:\n%q", out)
+	}
+	code, out, _ = run(t, d.url, cliAdminToken, "pending", "--json")
+	var list []gate.Approval
+	if code != exitOK || json.Unmarshal([]byte(out), &list) != nil || len(list) != 2 {
+		t.Fatalf("--json: %d %s", code, out)
+	}
+}
+
+func TestApproveDenyCommands(t *testing.T) {
+	d := newCLIDaemon(t)
+	ctx := context.Background()
+	a := d.pending(t, "claude", "make deploy")
+	b := d.pending(t, "claude", "rm -rf build")
+
+	code, out, errs := run(t, d.url, cliAdminToken, "approve", a.ID, "--always", "--scope", "session", "--by", "ana@phone")
+	if code != exitOK || !strings.Contains(out, a.ID) || !strings.Contains(out, "Approved always") {
+		t.Fatalf("approve: %d %q %q", code, out, errs)
+	}
+	got, _ := d.fake.Get(ctx, a.ID)
+	if got.Status != gate.StatusApprovedAlways || got.DecidedBy != "ana@phone (token ana)" || got.Via != "cli" {
+		t.Fatalf("approved: %+v", got)
+	}
+	if rules, _ := d.fake.Rules(ctx, "claude"); len(rules) != 1 || rules[0].Scope != gate.ScopeSession {
+		t.Fatalf("always rule: %+v", rules)
+	}
+	code, _, errs = run(t, d.url, cliAdminToken, "deny", a.ID, "--reason", "late")
+	if code != exitFailure || !strings.Contains(errs, "already decided") || !strings.Contains(errs, "ana@phone") {
+		t.Fatalf("deny decided: %d %q", code, errs)
+	}
+	code, out, errs = run(t, d.url, cliAdminToken, "deny", "--stop", b.ID, "--reason", "not on main")
+	if code != exitOK || !strings.Contains(out, "Denied and stopped") {
+		t.Fatalf("deny: %d %q %q", code, out, errs)
+	}
+	got, _ = d.fake.Get(ctx, b.ID)
+	if got.Status != gate.StatusDeniedStop || got.Reason != "not on main" || !strings.HasPrefix(got.DecidedBy, "ana@") {
+		t.Fatalf("denied: %+v", got)
+	}
+	if code, _, errs := run(t, d.url, cliAdminToken, "approve", "nope"); code != exitFailure || !strings.Contains(errs, "no such approval") {
+		t.Fatalf("unknown id: %d %q", code, errs)
+	}
+}
+
+func TestRulesModeAuditCommands(t *testing.T) {
+	d := newCLIDaemon(t)
+	code, out, errs := run(t, d.url, cliAdminToken, "rules", "add", "--agent", "claude", "--tool", "Bash", "--pattern", "git log *", "--expires", "8h")
+	if code != exitOK || !strings.Contains(out, "added") {
+		t.Fatalf("rules add: %d %q %q", code, out, errs)
+	}
+	rules, _ := d.fake.Rules(context.Background(), "")
+	if len(rules) != 1 || rules[0].Pattern != "git log *" || rules[0].ExpiresAt == nil || rules[0].CreatedBy != "ana" {
+		t.Fatalf("stored: %+v", rules)
+	}
+	code, out, _ = run(t, d.url, cliAdminToken, "rules", "list")
+	if code != exitOK || !strings.Contains(out, rules[0].ID) || !strings.Contains(out, "git log *") || !strings.Contains(out, "in 7h") {
+		t.Fatalf("rules list: %d %q", code, out)
+	}
+	code, out, _ = run(t, d.url, cliAdminToken, "rules", "list", "--agent", "other", "--json")
+	if code != exitOK || strings.TrimSpace(out) != "[]" {
+		t.Fatalf("rules list other: %d %q", code, out)
+	}
+	if code, _, errs := run(t, d.url, cliAdminToken, "rules", "rm", rules[0].ID); code != exitOK {
+		t.Fatalf("rules rm: %d %q", code, errs)
+	}
+	if code, _, _ := run(t, d.url, cliAdminToken, "rules", "rm", rules[0].ID); code != exitFailure {
+		t.Fatalf("rules rm twice: %d", code)
+	}
+
+	if code, out, _ := run(t, d.url, cliAdminToken, "mode", "claude"); code != exitOK || out != "claude: interactive\n" {
+		t.Fatalf("mode: %d %q", code, out)
+	}
+	if code, _, _ := run(t, d.url, cliAdminToken, "mode", "claude", "strict"); code != exitOK {
+		t.Fatalf("mode set: %d", code)
+	}
+	if m, _ := d.fake.Mode(context.Background(), "claude"); m != gate.ModeStrict {
+		t.Fatalf("mode stored: %s", m)
+	}
+
+	for i := range 3 {
+		d.fake.AppendAudit(gate.AuditEntry{Event: "evaluated", Agent: "claude", Tool: "Bash", Status: gate.StatusAllowed, Detail: "n" + string(rune('0'+i))})
+	}
+	code, out, _ = run(t, d.url, cliAdminToken, "audit", "--after", "1")
+	if code != exitOK || strings.Contains(out, "n0") || !strings.Contains(out, "n1") || !strings.Contains(out, "n2") {
+		t.Fatalf("audit: %d %q", code, out)
+	}
+	code, out, _ = run(t, d.url, cliAdminToken, "audit", "--json", "--limit", "2")
+	if code != exitOK || strings.Count(out, "\n") != 2 {
+		t.Fatalf("audit --json: %d %q", code, out)
+	}
+	if code, out, _ := run(t, d.url, cliAdminToken, "audit", "--verify"); code != exitOK || !strings.Contains(out, "OK: 3 entries") {
+		t.Fatalf("verify: %d %q", code, out)
+	}
+	d.fake.SetAuditErr(errors.New("entry 2: hash mismatch"))
+	if code, _, errs := run(t, d.url, cliAdminToken, "audit", "--verify"); code != exitFailure || !strings.Contains(errs, "entry 2") {
+		t.Fatalf("verify broken: %d %q", code, errs)
+	}
+}
+
+func TestClientCommandErrors(t *testing.T) {
+	d := newCLIDaemon(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	tests := []struct {
+		name   string
+		url    string
+		token  string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"unreachable", dead, "", []string{"pending"}, exitFailure, "cannot reach the daemon at " + dead},
+		{"unreachable approve", dead, "", []string{"approve", "a1"}, exitFailure, dead},
+		{"wrong token", d.url, "wrong", []string{"pending"}, exitFailure, "refused the token"},
+		{"agent token", d.url, "agent-token-0123456789", []string{"rules", "list"}, exitFailure, "needs an admin token"},
+		{"approve without id", d.url, cliAdminToken, []string{"approve"}, exitUsage, "want 1 argument"},
+		{"approve two ids", d.url, cliAdminToken, []string{"approve", "a", "b"}, exitUsage, "want 1 argument"},
+		{"bad scope", d.url, cliAdminToken, []string{"approve", "a", "--always", "--scope", "world"}, exitUsage, "bad --scope"},
+		{"scope without always", d.url, cliAdminToken, []string{"approve", "a", "--scope", "agent"}, exitUsage, "only goes with --always"},
+		{"unknown flag", d.url, cliAdminToken, []string{"deny", "a", "--rason", "x"}, exitUsage, "flag provided but not defined"},
+		{"pending extra arg", d.url, cliAdminToken, []string{"pending", "x"}, exitUsage, "want 0 argument"},
+		{"rules no sub", d.url, cliAdminToken, []string{"rules"}, exitUsage, "usage"},
+		{"rules bad sub", d.url, cliAdminToken, []string{"rules", "zap"}, exitUsage, "unknown subcommand"},
+		{"rules add missing", d.url, cliAdminToken, []string{"rules", "add", "--agent", "a"}, exitUsage, "required"},
+		{"rules add session", d.url, cliAdminToken, []string{"rules", "add", "--agent", "a", "--tool", "Bash", "--pattern", "*", "--scope", "session"}, exitUsage, "--session"},
+		{"rules add bad expires", d.url, cliAdminToken, []string{"rules", "add", "--agent", "a", "--tool", "Bash", "--pattern", "*", "--expires", "soon"}, exitUsage, "invalid value"},
+		{"mode no agent", d.url, cliAdminToken, []string{"mode"}, exitUsage, "usage"},
+		{"mode bad", d.url, cliAdminToken, []string{"mode", "claude", "yolo"}, exitUsage, "bad mode"},
+		{"audit bad after", d.url, cliAdminToken, []string{"audit", "--after", "-1"}, exitUsage, "invalid value"},
+		{"help", d.url, cliAdminToken, []string{"approve", "-h"}, exitOK, "usage: approvalbot approve"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errs := run(t, tt.url, tt.token, tt.args...)
+			if code != tt.code || !strings.Contains(errs, tt.stderr) {
+				t.Fatalf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errs, tt.code, tt.stderr)
+			}
+		})
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[string]string{"42s": "42s", "5m30s": "5m", "3h10m": "3h", "72h": "3d", "-90s": "-1m"} {
+		dur, _ := time.ParseDuration(d)
+		if got := shortDuration(dur); got != want {
+			t.Errorf("shortDuration(%s) = %s, want %s", d, got, want)
+		}
+	}
+}
