@@ -147,17 +147,26 @@ func isInterpreter(name string) bool {
 }
 
 func prefixPattern(argv []string, n int, open bool) string {
-	var b strings.Builder
+	size := 2
+	for _, a := range argv[:n] {
+		size += 2*len(a) + 3
+	}
+	b := make([]byte, 0, size)
 	for i, a := range argv[:n] {
 		if i > 0 {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 		}
-		b.WriteString(glob.QuoteMeta(Quote(a)))
+		start := len(b)
+		b = appendQuoted(b, a)
+		if strings.ContainsAny(string(b[start:]), "*?\\[]{}") {
+			q := glob.QuoteMeta(string(b[start:]))
+			b = append(b[:start], q...)
+		}
 	}
 	if open {
-		b.WriteString(" *")
+		b = append(b, " *"...)
 	}
-	return b.String()
+	return string(b)
 }
 
 // exactPattern matches argv exactly.

@@ -24,7 +24,7 @@ const (
 // to judge. It never fails: what it cannot understand is reported through
 // Analysis.Unsafe or Command.Dynamic, so the gate asks. It never panics.
 func Analyze(src string, opts Options) (an *Analysis) {
-	an = &Analysis{}
+	an = &Analysis{Commands: make([]Command, 0, 4)}
 	defer func() {
 		if r := recover(); r != nil {
 			// Fail closed, keeping whatever was found so deny rules still apply.
@@ -245,7 +245,7 @@ func (a *analyzer) command(fs []field, source, wrapper, envHazard string, depth 
 	c.AltTexts = altTexts(argv, c.Text)
 	c.Hazard = envHazard
 	if c.Hazard == "" {
-		c.Hazard = hazardOf(fs)
+		c.Hazard = hazardOf(fs, argv)
 	}
 	idx := len(a.an.Commands)
 	a.an.Commands = append(a.an.Commands, c)

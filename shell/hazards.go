@@ -72,7 +72,7 @@ var hazards = []hazard{
 }
 
 // hazardOf names the first hazard of a command, "" for none.
-func hazardOf(fs []field) string {
+func hazardOf(fs []field, argv []string) string {
 	name := baseName(fs[0])
 	if name == "" {
 		return ""
@@ -89,7 +89,7 @@ func hazardOf(fs []field) string {
 	if opaqueWrapper(name) {
 		return "opaque exec wrapper"
 	}
-	if codeFlagFields(name, args) {
+	if codeFlagArgs(name, argv[1:]) {
 		return "interpreter code flag"
 	}
 	for i := range hazards {
@@ -703,14 +703,10 @@ func isAwkIdentByte(c byte) bool {
 // codeFlag reports an interpreter given code on its command line
 // (python -c, node -e, perl -e, ...): exact Always patterns only.
 func codeFlag(argv []string) bool {
-	fs := make([]field, len(argv))
-	for i, s := range argv {
-		fs[i] = field{s: s}
-	}
-	return codeFlagFields(baseName(fs[0]), fs[1:])
+	return codeFlagArgs(baseName(field{s: argv[0], dyn: strings.Contains(argv[0], Dyn)}), argv[1:])
 }
 
-func codeFlagFields(name string, a []field) bool {
+func codeFlagArgs(name string, a []string) bool {
 	var flags, argOpts, stops string // stops: options after which the rest is the program's
 	var long []string
 	switch {
@@ -727,12 +723,12 @@ func codeFlagFields(name string, a []field) bool {
 	case name == "pwsh" || name == "powershell":
 		flags, long = "cCeE", []string{"-command", "-Command", "-encodedcommand", "-EncodedCommand"}
 	case name == "deno":
-		return len(a) > 0 && a[0].s == "eval"
+		return len(a) > 0 && a[0] == "eval"
 	default:
 		return false
 	}
 	for i := 0; i < len(a); i++ {
-		s := a[i].s
+		s := a[i]
 		if s == "--" || len(s) < 2 || s[0] != '-' {
 			return false // the script or its arguments
 		}

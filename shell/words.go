@@ -43,6 +43,12 @@ func (r *resolver) word(w *syntax.Word, out []field) []field {
 	if !hasBrace(w) {
 		return append(out, r.single(w))
 	}
+	return r.braces(w, out)
+}
+
+// braces appends the fields of a word with brace candidates. It is apart
+// from word because its range-over-func loop makes its locals escape.
+func (r *resolver) braces(w *syntax.Word, out []field) []field {
 	// SplitBraces rewrites the word it is given, and syntax.Walk cannot walk
 	// the BraceExp nodes it creates: work on a copy.
 	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}
@@ -72,8 +78,21 @@ func hasBrace(w *syntax.Word) bool {
 // single resolves a word without brace expansion.
 func (r *resolver) single(w *syntax.Word) field {
 	if len(w.Parts) == 1 {
-		if l, ok := w.Parts[0].(*syntax.Lit); ok && plainLit(l.Value) {
-			return field{s: l.Value}
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			if plainLit(p.Value) {
+				return field{s: p.Value}
+			}
+		case *syntax.SglQuoted:
+			if !p.Dollar {
+				return field{s: p.Value}
+			}
+		case *syntax.DblQuoted:
+			if len(p.Parts) == 1 {
+				if l, ok := p.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '\\') < 0 {
+					return field{s: l.Value}
+				}
+			}
 		}
 	}
 	var f field
