@@ -95,15 +95,19 @@ func AlwaysPattern(argv []string) string {
 		}
 		return exactPattern(argv) // `sed *` would cover -i, e and w
 	}
-	n, key := 1, ""
-	for k := min(3, len(argv)); k >= 1; k-- {
-		key = strings.Join(argv[:k], " ")
-		if v, ok := arity[key]; ok {
-			n = v
-			break
+	n, found := 1, false
+	var buf [64]byte
+	for k := min(3, len(argv)); k >= 1 && !found; k-- {
+		key := buf[:0]
+		for i, a := range argv[:k] {
+			if i > 0 {
+				key = append(key, ' ')
+			}
+			key = append(key, a...)
 		}
+		n, found = arity[string(key)] // no allocation: the compiler converts in place
 	}
-	if _, ok := arity[key]; !ok {
+	if !found {
 		n = defaultArity(argv)
 	}
 	n = min(n, len(argv))
