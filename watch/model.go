@@ -289,6 +289,12 @@ func (m Model) decide(kind DecisionKind) (Model, Action) {
 		m.status = "not connected to the daemon: nothing was decided"
 		return m, Action{}
 	}
+	if kind == DecideAlways && !hasAlways(m.current()) {
+		// Nothing would be saved: an Always here would be a plain approve
+		// the person did not choose.
+		m.status = "no Always pattern for this call: choose 1 Approve once or 3 Deny"
+		return m, Action{}
+	}
 	d := &Decision{ID: m.shownID, Kind: kind}
 	switch kind {
 	case DecideAlways:
@@ -406,9 +412,20 @@ func (m Model) decided(d DecidedMsg) Model {
 	return m
 }
 
-// summary is one line naming an approval's call, for the log.
+// hasAlways reports whether the Always button would save a pattern for a.
+func hasAlways(a *gate.Approval) bool {
+	return a != nil && (len(a.Evaluation.Always) > 0 || len(a.Evaluation.AlwaysRules) > 0)
+}
+
+// summary is one line naming an approval's call, for the log: the path of
+// a path tool, else the first line of the command or input.
 func summary(a *gate.Approval) string {
 	c := prompt.Build(a, time.Time{})
+	for _, f := range c.Fields {
+		if f.Name == "Path" {
+			return prompt.VisibleLine(a.Tool+": ") + f.Value
+		}
+	}
 	first, _, _ := strings.Cut(c.Body, "\n")
 	return prompt.VisibleLine(a.Tool + ": " + first)
 }

@@ -315,3 +315,15 @@ func fmtActions(as []Action) string {
 	}
 	return "[" + strings.Join(s, "; ") + "]"
 }
+
+func TestAlwaysNeedsAPattern(t *testing.T) {
+	a := bashApproval("a1", "echo $(date)", t0)
+	a.Evaluation.Always, a.Evaluation.AlwaysRules = nil, nil
+	m, acts := press(shown(a), seq("2", Enter))
+	if len(acts) != 0 || !strings.Contains(m.status, "no Always pattern") {
+		t.Fatalf("always without a pattern: %s, status %q", fmtActions(acts), m.status)
+	}
+	if _, acts := press(m, seq("1")); len(acts) != 1 || acts[0].Decide.Kind != DecideApprove {
+		t.Fatalf("approve after: %s", fmtActions(acts))
+	}
+}

@@ -260,9 +260,9 @@ func choices(m Model, c prompt.Content, inner int) []styled {
 		}
 	}
 	line(ChoiceApprove, "1 Approve once")
-	always := "2 Always"
-	if len(c.Always) > 0 {
-		always += ": " + strings.Join(c.Always, ", ")
+	always := "2 Always: " + strings.Join(c.Always, ", ")
+	if len(c.Always) == 0 {
+		always = "2 Always (no pattern for this call)"
 	}
 	if m.sel == ChoiceAlways {
 		sess, agent := "( ) this session", "( ) this agent"

@@ -1,0 +1,259 @@
+//go:build e2e
+
+package e2ewatch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"approvalbot/api"
+	"approvalbot/gate"
+)
+
+// Limits of the test: every wait polls until its deadline.
+const (
+	pollEvery    = 50 * time.Millisecond
+	waitDeadline = 30 * time.Second
+	paneWidth    = 120
+	paneHeight   = 50
+)
+
+// TestWatchUnderTmux runs the real daemon and the real terminal frontend:
+// two calls ask, the first is approved and the second denied with a typed
+// reason, by keys sent to the tmux pane; the clients waiting on the API
+// must receive exactly those decisions.
+func TestWatchUnderTmux(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatalf("tmux is needed (apt-get install -y tmux): %v", err)
+	}
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	url := startServe(t, bin, dir)
+	tm := startTmux(t, tmux, dir, fmt.Sprintf("env APPROVALBOT_URL=%s APPROVALBOT_TOKEN= NO_COLOR=1 %s watch --by e2e-tester --guard 300ms", url, bin))
+
+	tm.waitPane("connected · 0 pending")
+
+	client := api.NewClient(url, "")
+	type result struct {
+		a   *gate.Approval
+		err error
+	}
+	submit := func(session, cmd string) <-chan result {
+		ch := make(chan result, 1)
+		input, _ := json.Marshal(map[string]string{"command": cmd})
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*waitDeadline)
+			defer cancel()
+			a, err := client.SubmitAndWait(ctx, gate.Call{Agent: "e2e-agent", SessionID: session, Tool: "Bash", Input: input, Cwd: dir}, 10*time.Second)
+			ch <- result{a, err}
+		}()
+		return ch
+	}
+
+	first := submit("s1", "touch e2e-first-file")
+	tm.waitPane("touch e2e-first-file")
+	second := submit("s2", "rm -rf e2e-second-dir")
+	// The oldest is shown first, with the other one waiting; keys count
+	// only once the box says it takes them.
+	tm.waitPane("touch e2e-first-file", "1 more waiting", "↑/↓ Enter")
+	tm.keys("1")
+
+	r := wait(t, first)
+	if r.err != nil || r.a.Status != gate.StatusApproved || r.a.Decision != gate.Allow || r.a.DecidedBy != "e2e-tester" {
+		t.Fatalf("first call: %+v, %v; want approved by e2e-tester", r.a, r.err)
+	}
+	tm.waitPane("rm -rf e2e-second-dir", "Approved by e2e-tester", "↑/↓ Enter")
+	tm.keys("-l", "too risky")
+	tm.waitPane("reason: too risky")
+	tm.keys("Enter")
+
+	r = wait(t, second)
+	if r.err != nil || r.a.Status != gate.StatusDenied || r.a.Decision != gate.Deny || r.a.Reason != "too risky" || r.a.DecidedBy != "e2e-tester" {
+		t.Fatalf("second call: %+v, %v; want denied by e2e-tester with the reason", r.a, r.err)
+	}
+	tm.waitPane("No pending approvals", "Denied by e2e-tester", "too risky")
+
+	// Ctrl+C leaves watch; nothing is pending that it could have decided.
+	tm.keys("C-c")
+	tm.waitPane("Pane is dead")
+}
+
+func wait[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(waitDeadline):
+		t.Fatal("a waiting client got no answer")
+		var zero T
+		return zero
+	}
+}
+
+func buildBinary(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "approvalbot")
+	cmd := exec.Command("go", "build", "-o", bin, "approvalbot/cmd/approvalbot")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build approvalbot: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// startServe runs `approvalbot serve` on a loopback port with a temporary
+// data dir and a rules file that asks about every call.
+func startServe(t *testing.T, bin, dir string) string {
+	t.Helper()
+	rules := filepath.Join(dir, "rules.jsonc")
+	if err := os.WriteFile(rules, []byte(`{"*": "ask"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freePort(t)
+	logf, err := os.Create(filepath.Join(dir, "serve.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(),
+		"APPROVALBOT_DATA_DIR="+filepath.Join(dir, "data"),
+		"APPROVALBOT_LISTEN="+addr,
+		"APPROVALBOT_RULES="+rules,
+		"APPROVALBOT_TIMEOUT=5m",
+		"APPROVALBOT_LOG_LEVEL=debug",
+		"APPROVALBOT_TELEGRAM_TOKEN=", "APPROVALBOT_SLACK_BOT_TOKEN=", "APPROVALBOT_API_TOKENS=", "APPROVALBOT_ADMIN_TOKENS=",
+	)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start serve: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("serve log:\n%s", b)
+		}
+		logf.Close()
+	})
+	url := "http://" + addr
+	poll(t, "the daemon to answer /healthz", func() (bool, string) {
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("serve exited: %v", err)
+		default:
+		}
+		resp, err := http.Get(url + "/healthz")
+		if err != nil {
+			return false, err.Error()
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, resp.Status
+	})
+	return url
+}
+
+type tmuxPane struct {
+	t      *testing.T
+	tmux   string
+	socket string
+}
+
+// startTmux runs command in a detached tmux session of a fixed size, on a
+// private server socket so it never touches the user's tmux.
+func startTmux(t *testing.T, tmux, dir, command string) *tmuxPane {
+	t.Helper()
+	p := &tmuxPane{t: t, tmux: tmux, socket: filepath.Join(dir, "tmux.sock")}
+	p.run("-f", "/dev/null", "new-session", "-d", "-s", "e2e", "-x", fmt.Sprint(paneWidth), "-y", fmt.Sprint(paneHeight), command)
+	// Keep the pane after watch exits, to see how it ended.
+	p.run("set-option", "-t", "e2e", "remain-on-exit", "on")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("pane at the end:\n%s", p.capture())
+		}
+		_ = exec.Command(p.tmux, "-S", p.socket, "kill-server").Run()
+	})
+	return p
+}
+
+func (p *tmuxPane) run(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command(p.tmux, append([]string{"-S", p.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (p *tmuxPane) capture() string {
+	out, err := exec.Command(p.tmux, "-S", p.socket, "capture-pane", "-p", "-t", "e2e").CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("(capture-pane: %v: %s)", err, out)
+	}
+	return string(out)
+}
+
+// keys sends keys to the pane (tmux send-keys syntax).
+func (p *tmuxPane) keys(keys ...string) {
+	p.t.Helper()
+	p.run(append([]string{"send-keys", "-t", "e2e"}, keys...)...)
+}
+
+// waitPane waits until the pane shows every one of want.
+func (p *tmuxPane) waitPane(want ...string) {
+	p.t.Helper()
+	poll(p.t, fmt.Sprintf("the pane to show %q", want), func() (bool, string) {
+		s := p.capture()
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				return false, s
+			}
+		}
+		return true, s
+	})
+}
+
+// poll checks cond until it holds or the deadline passes.
+func poll(t *testing.T, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(waitDeadline)
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		ok, last := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; last seen:\n%s", what, last)
+		}
+		<-tick.C
+	}
+}
