@@ -266,7 +266,11 @@ func (a *analyzer) command(fs []field, source, wrapper, envHazard string, depth 
 			}
 		}
 	}
-	if !isWrapper && cp.Dynamic == "" && cp.Hazard == "" && !anyDyn {
+	if isWrapper && cp.Dynamic == "" && cp.Hazard == "" && !anyDyn {
+		// Only the exact wrapper command, never `sudo *`: its inner commands
+		// get their own patterns.
+		cp.Always = exactPattern(argv)
+	} else if !isWrapper && cp.Dynamic == "" && cp.Hazard == "" && !anyDyn {
 		cp.Always = AlwaysPattern(argv)
 	} else if !isWrapper && cp.Dynamic == "" && !anyDyn && codeFlag(argv) {
 		cp.Always = exactPattern(argv)
