@@ -19,7 +19,7 @@ func benchSubmitAllowed(b *testing.B, svc Service, cfg Config, token string) {
 	ts := httptest.NewServer(srv) // a real listener on 127.0.0.1
 	b.Cleanup(ts.Close)
 	c := NewClient(ts.URL, token)
-	call := gate.Call{Agent: "bench", SessionID: "s1", Tool: "Read", Cwd: "/src",
+	call := gate.Call{Agent: "bench", SessionID: "s1", Tool: "OkTool", Cwd: "/src",
 		Input: json.RawMessage(`{"file_path":"/src/main.go"}`)}
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -60,5 +60,10 @@ func BenchmarkSubmitAllowed(b *testing.B) {
 	b.Run("fake", func(b *testing.B) {
 		e := newEnv(b, Config{})
 		benchSubmitAllowed(b, e.fake, tokenConfig(), tokAlice)
+	})
+	b.Run("gate", func(b *testing.B) {
+		g, closeGate := realGate(b, b.TempDir())
+		b.Cleanup(closeGate)
+		benchSubmitAllowed(b, g, tokenConfig(), tokAlice)
 	})
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -509,17 +511,44 @@ func FuzzSubmitBody(f *testing.F) {
 }
 
 func TestNoGoroutineLeak(t *testing.T) {
+	t.Run("fake", func(t *testing.T) {
+		e := newEnv(t, Config{Open: true})
+		checkNoLeak(t, e.srv, func() int { return e.fake.Subscribers() })
+	})
+	t.Run("gate", func(t *testing.T) {
+		g, closeGate := realGate(t, t.TempDir())
+		t.Cleanup(closeGate)
+		checkNoLeak(t, NewServer(Config{Open: true}, g, nil), func() int { return 0 })
+	})
+}
+
+// checkNoLeak runs many long-polls that time out and many whose clients go
+// away, then checks that the goroutine count settles back.
+func checkNoLeak(t *testing.T, h http.Handler, subscribers func() int) {
 	ctx := ctxT(t)
-	e := newEnv(t, Config{Open: true})
-	c := e.client("")
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	c := NewClient(ts.URL, "")
+	// Create the approvals first, so the count below does not include
+	// goroutines the gate keeps per pending approval (timers).
+	var ids []string
+	for i := range 20 {
+		a, err := c.Submit(ctx, gate.Call{Agent: "a", Tool: "Bash", Input: json.RawMessage(fmt.Sprintf(`{"command":"x%d"}`, i))}, 0)
+		if err != nil || a.Status != gate.StatusPending {
+			t.Fatalf("submit: %v %+v", err, a)
+		}
+		ids = append(ids, a.ID)
+	}
+	c.hc.CloseIdleConnections()
+	ts.CloseClientConnections()
 	base := runtime.NumGoroutine()
 	var wg sync.WaitGroup
-	for i := range 40 {
+	for i := range 100 {
 		wg.Add(2)
-		call := gate.Call{Agent: "a", Tool: "Bash", Input: json.RawMessage(`{"command":"x"}`), IdempotencyKey: "k" + string(rune('a'+i%26))}
+		id := ids[i%len(ids)]
 		go func() { // waits that time out
 			defer wg.Done()
-			if a, err := c.Submit(ctx, call, 5*time.Millisecond); err != nil || a.Status != gate.StatusPending {
+			if a, err := c.Get(ctx, id, 5*time.Millisecond); err != nil || a.Status != gate.StatusPending {
 				t.Errorf("timed-out wait: %v", err)
 			}
 		}()
@@ -527,15 +556,20 @@ func TestNoGoroutineLeak(t *testing.T) {
 			defer wg.Done()
 			cctx, cancel := context.WithTimeout(ctx, 5*time.Millisecond)
 			defer cancel()
-			_, _ = c.Submit(cctx, call, time.Minute)
+			_, _ = c.Get(cctx, id, time.Minute)
 		}()
 	}
 	wg.Wait()
 	c.hc.CloseIdleConnections()
-	e.ts.CloseClientConnections()
+	ts.CloseClientConnections()
 	eventually(t, "goroutines to settle", func() bool { return runtime.NumGoroutine() <= base+2 })
-	if n := e.fake.Subscribers(); n != 0 {
+	if n := subscribers(); n != 0 {
 		t.Fatalf("%d subscribers left", n)
+	}
+	for _, id := range ids {
+		if a, err := c.Get(ctx, id, 0); err != nil || a.Status != gate.StatusPending {
+			t.Fatalf("approval %s after disconnects: %v %+v", id, err, a)
+		}
 	}
 }
 

@@ -40,7 +40,7 @@ func newEnv(t testing.TB, cfg Config) *testEnv {
 	fake := apitest.NewFake()
 	fake.Answer = func(c gate.Call) gate.Action {
 		switch c.Tool {
-		case "Read":
+		case "Read", "OkTool":
 			return gate.Allow
 		case "Nope":
 			return gate.Deny

@@ -1,0 +1,156 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"approvalbot/gate"
+	"approvalbot/store"
+)
+
+// realGate is a gate on a bbolt store in dir, with rules: OkTool allow,
+// BadTool deny, anything else ask.
+func realGate(t testing.TB, dir string) (*gate.Gate, func()) {
+	t.Helper()
+	st, err := store.Open(filepath.Join(dir, "approvalbot.db"), store.Options{})
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	p, err := gate.Compile(gate.PolicySpec{File: "rules.jsonc", Rules: []gate.RuleSpec{
+		{Tool: "*", Pattern: "*", Action: gate.Ask, File: "rules.jsonc", Line: 1},
+		{Tool: "OkTool", Pattern: "*", Action: gate.Allow, File: "rules.jsonc", Line: 2},
+		{Tool: "BadTool", Pattern: "*", Action: gate.Deny, File: "rules.jsonc", Line: 3},
+	}})
+	if err != nil {
+		t.Fatalf("compile policy: %v", err)
+	}
+	g := gate.New(gate.Config{Timeout: 10 * time.Minute}, p, st, nil)
+	if err := g.Start(context.Background()); err != nil {
+		t.Fatalf("start gate: %v", err)
+	}
+	return g, func() { g.Close(); st.Close() }
+}
+
+func TestIntegrationRealGate(t *testing.T) {
+	ctx := ctxT(t)
+	dir := t.TempDir()
+	g, closeGate := realGate(t, dir)
+	cfg := Config{AgentTokens: map[string]string{tokAlice: "alice"}, AdminTokens: map[string]string{tokAdmin: "ana"}}
+	d := newRestartable(t, NewServer(cfg, g, nil))
+	base := "http://" + d.addr
+	alice := NewClient(base, tokAlice, WithPollWait(time.Minute))
+	admin := NewClient(base, tokAdmin)
+
+	a, err := alice.Submit(ctx, gate.Call{Tool: "OkTool", Input: json.RawMessage(`{"x":1}`)}, 0)
+	if err != nil || a.Status != gate.StatusAllowed || a.Agent != "alice" {
+		t.Fatalf("allowed: %v %+v", err, a)
+	}
+	r := postCall(t, base, tokAlice, `{"agent":"mallory","tool":"BadTool","input":{}}`)
+	rules, _ := r["rules"].([]any)
+	if r["status"] != "denied" || r["decision"] != "deny" || r["agent"] != "alice" || len(rules) != 1 ||
+		rules[0].(map[string]any)["line"] != float64(3) {
+		t.Fatalf("denied: %v", r)
+	}
+
+	// An asking call: the waiting client, the event stream and the approver meet.
+	events := make(chan gate.Event, 16)
+	ectx, stopEvents := context.WithCancel(ctx)
+	evDone := make(chan error, 1)
+	go func() { evDone <- admin.Events(ectx, func(ev gate.Event) error { events <- ev; return nil }) }()
+	waited := make(chan *gate.Approval, 1)
+	go func() {
+		a, err := alice.SubmitAndWait(ctx, gate.Call{SessionID: "s1", Tool: "Deploy", Input: json.RawMessage(`{"env":"prod"}`), IdempotencyKey: "tu-1"}, time.Second)
+		if err != nil {
+			t.Errorf("SubmitAndWait: %v", err)
+		}
+		waited <- a
+	}()
+	var ev gate.Event
+	select {
+	case ev = <-events:
+	case <-ctx.Done():
+		t.Fatal("no approval_required event")
+	}
+	if ev.Type != gate.EventApprovalRequired || ev.Approval.Tool != "Deploy" || string(ev.Approval.Input) != `{"env":"prod"}` {
+		t.Fatalf("event: %+v", ev)
+	}
+	id := ev.Approval.ID
+
+	// Restart the daemon on the same store and address; the client re-attaches.
+	d.stop()
+	closeGate()
+	g, closeGate = realGate(t, dir)
+	t.Cleanup(closeGate)
+	d.handler = NewServer(cfg, g, nil)
+	d.start()
+	if err := <-evDone; err == nil {
+		t.Fatal("event stream survived the restart")
+	}
+	stopEvents()
+
+	ap, err := admin.Approve(ctx, id, false, "", "ana@laptop")
+	if err != nil || ap.Status != gate.StatusApproved {
+		t.Fatalf("approve after restart: %v %+v", err, ap)
+	}
+	if got := <-waited; got == nil || got.ID != id || got.Status != gate.StatusApproved || got.Decision != gate.Allow {
+		t.Fatalf("waiting client got %+v", got)
+	}
+	if _, err := admin.Deny(ctx, id, "late", false, "bo"); !errors.Is(err, gate.ErrAlreadyDecided) {
+		t.Fatalf("second decision: %v", err)
+	}
+	all, err := admin.List(ctx, "")
+	if err != nil || len(all) != 1 {
+		t.Fatalf("approvals after restart: %v %d", err, len(all))
+	}
+	if _, err := alice.Get(ctx, "nope", 0); !errors.Is(err, gate.ErrNotFound) {
+		t.Fatalf("unknown id: %v", err)
+	}
+
+	// Rules, modes, audit, health.
+	rule, err := admin.AddRule(ctx, gate.AlwaysRule{Agent: "alice", Tool: "Deploy", Pattern: "*"})
+	if err != nil || rule.ID == "" {
+		t.Fatalf("add rule: %v %+v", err, rule)
+	}
+	if a, err := alice.Submit(ctx, gate.Call{Tool: "Deploy", Input: json.RawMessage(`{"env":"dev"}`)}, 0); err != nil || a.Status != gate.StatusAllowed {
+		t.Fatalf("after Always rule: %v %+v", err, a)
+	}
+	if err := admin.DeleteRule(ctx, rule.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.SetMode(ctx, "alice", gate.ModeStrict); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := alice.Submit(ctx, gate.Call{Tool: "Deploy", Input: json.RawMessage(`{"env":"qa"}`)}, 0); err != nil || a.Status != gate.StatusDenied {
+		t.Fatalf("strict mode: %v %+v", err, a)
+	}
+	entries, err := admin.Audit(ctx, 0, 0)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("audit: %v %d", err, len(entries))
+	}
+	if n, err := admin.VerifyAudit(ctx); err != nil || n < len(entries) {
+		t.Fatalf("verify: %v %d, want %d", err, n, len(entries))
+	}
+	if h, err := admin.Health(ctx); err != nil || !h.OK {
+		t.Fatalf("health: %v %+v", err, h)
+	}
+}
+
+// postCall posts body to /v1/calls and returns the decoded answer.
+func postCall(t *testing.T, base, token, body string) map[string]any {
+	t.Helper()
+	c := NewClient(base, token)
+	resp, err := c.request(context.Background(), "POST", "/v1/calls", nil, json.RawMessage(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
