@@ -1,7 +1,3 @@
-// Package api is approvalbot's HTTP API v1 (see DESIGN.md, "HTTP API (v1)")
-// and a Go client for it. The server is a thin layer over the gate: it
-// authenticates the caller, decodes and bounds the input, calls the gate,
-// and maps the gate's errors to statuses in one place (errors.go).
 package api
 
 import (
