@@ -172,7 +172,7 @@ func sendErr(err error) error {
 	return err
 }
 
-func (b *Bot) dest() outbox.Dest { return outbox.Dest{Key: b.cfg.Channel, Group: true} }
+func (b *Bot) dest() outbox.Dest { return outbox.Dest{Key: b.cfg.Channel} }
 
 // ephemeral tells one user something, in the channel, only they can see it.
 func (b *Bot) ephemeral(ctx context.Context, channel, user, text string) {

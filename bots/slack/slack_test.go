@@ -411,3 +411,49 @@ func TestSendErrClassification(t *testing.T) {
 		t.Error("network error treated as permanent")
 	}
 }
+
+func TestRunSurvivesFatalConnectError(t *testing.T) {
+	a := testApproval("A1")
+	fs := slacktest.New(t)
+	// socketmode's RunContext gives up on invalid_auth; Run must not.
+	fs.Fail("apps.connections.open", "invalid_auth")
+	fg := newFakeGate(a)
+	bot, err := New(testConfig(fs, true), fg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bot.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- bot.Run(runCtx) }()
+	if err := fs.AwaitConnections(ctx, 1); err != nil {
+		t.Fatalf("no reconnection after a fatal error: %v", err)
+	}
+	if n := fs.Snapshot().Calls["apps.connections.open"]; n != 2 {
+		t.Fatalf("apps.connections.open called %d times, want 2", n)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned before ctx ended: %v", err)
+	default:
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("Run after ctx end: %v", err)
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	for _, cfg := range []Config{
+		{Channel: "C1", AppToken: "xapp-1"},
+		{BotToken: "xoxb-1", AppToken: "xapp-1"},
+		{BotToken: "xoxb-1", Channel: "C1"},
+		{BotToken: "xoxb-1", Channel: "C1", AppToken: "xoxb-wrong"},
+	} {
+		if _, err := New(cfg, newFakeGate(), nil); err == nil {
+			t.Errorf("New(%+v) accepted", cfg)
+		}
+	}
+}

@@ -50,7 +50,8 @@ type Server struct {
 	messages   []*Message
 	ephemerals []Ephemeral
 	views      []View
-	limits     map[string][]int // method -> Retry-After seconds of the next 429s
+	limits     map[string][]int    // method -> Retry-After seconds of the next 429s
+	failures   map[string][]string // method -> Slack error codes of the next calls
 	calls      map[string]int
 	conn       *websocket.Conn
 	conns      int // websocket connections accepted so far
@@ -60,7 +61,7 @@ type Server struct {
 
 // New starts a fake Slack; it stops when the test ends.
 func New(t interface{ Cleanup(func()) }) *Server {
-	s := &Server{changed: make(chan struct{}), limits: map[string][]int{}, calls: map[string]int{}, acks: map[string]json.RawMessage{}}
+	s := &Server{changed: make(chan struct{}), limits: map[string][]int{}, failures: map[string][]string{}, calls: map[string]int{}, acks: map[string]json.RawMessage{}}
 	s.inner = slacktest.NewTestServer(func(c slacktest.Customize) {
 		c.Handle("/chat.postMessage", s.limited("chat.postMessage", s.postMessage))
 		c.Handle("/chat.update", s.limited("chat.update", s.update))
@@ -147,10 +148,25 @@ func (s *Server) RateLimit(method string, retryAfter ...int) {
 	s.limits[method] = append(s.limits[method], retryAfter...)
 }
 
+// Fail makes the next calls of method answer ok:false with the given
+// Slack error codes ("invalid_auth", "channel_not_found"), one per call.
+func (s *Server) Fail(method string, codes ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failures[method] = append(s.failures[method], codes...)
+}
+
 func (s *Server) limited(method string, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.calls[method]++
+		if q := s.failures[method]; len(q) > 0 {
+			s.failures[method] = q[1:]
+			s.changedLocked()
+			s.mu.Unlock()
+			fail(w, q[0])
+			return
+		}
 		if q := s.limits[method]; len(q) > 0 {
 			s.limits[method] = q[1:]
 			s.changedLocked()
