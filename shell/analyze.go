@@ -266,7 +266,17 @@ func (a *analyzer) command(fs []field, source, wrapper, envHazard string, depth 
 			}
 		}
 	}
-	if isWrapper && cp.Dynamic == "" && cp.Hazard == "" && !anyDyn {
+	if isWrapper && cp.Dynamic == "" && cp.Hazard == "" && transparentWrapper(baseName(name)) &&
+		len(a.an.Commands) > idx+1 && a.an.Commands[idx+1].Wrapper != "" {
+		// A wrapper that only changes how its inner command runs (timeout,
+		// nice, ...) needs no rule of its own: its text may still deny, as a
+		// spelling of the inner command, but allowing the inner command is
+		// enough (`timeout 30 npm test` under `npm test *`).
+		inner := &a.an.Commands[idx+1]
+		inner.AltTexts = append(inner.AltTexts, cp.Text)
+		inner.AltTexts = append(inner.AltTexts, cp.AltTexts...)
+		a.an.Commands = append(a.an.Commands[:idx], a.an.Commands[idx+1:]...)
+	} else if isWrapper && cp.Dynamic == "" && cp.Hazard == "" && !anyDyn {
 		// Only the exact wrapper command, never `sudo *`: its inner commands
 		// get their own patterns.
 		cp.Always = exactPattern(argv)

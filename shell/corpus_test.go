@@ -143,12 +143,12 @@ func TestCorpusAlwaysPatterns(t *testing.T) {
 		"O04": {"git log *"},
 		"O06": {`git -C /repo push origin main`},
 		"O07": {"sudo apt-get install jq", `apt-get install *`},
-		"O08": {"timeout 30 npm test", "npm test *"},
+		"O08": {"npm test *"}, // timeout is transparent: the inner pattern is enough
 		"O09": {"bash -c 'npm test'", "npm test *"},
 		"O12": {""},
 		"O15": {"find *"},
 		"O16": {"sed -n *"},
-		"O18": {`npm run 'build:\{a,b\}'`},
+		"O18": {`npm run build:\{a,b\}`},
 	}
 	seen := 0
 	for _, c := range loadCorpus(t) {

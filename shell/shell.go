@@ -47,7 +47,7 @@ type Command struct {
 	// escapes and brace expansion resolved); parts known only at run time
 	// are Dyn.
 	Argv []string
-	// Text is Argv re-quoted (single quotes where needed) and joined by
+	// Text is Argv re-quoted (single quotes unless a word is made only of [A-Za-z0-9_@%+=:,./{}-]) and joined by
 	// spaces: the string rules are matched against.
 	Text string
 	// AltTexts are other spellings of the same command (argv0's base name

@@ -343,11 +343,13 @@ func bareByte(c byte) bool {
 	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
 		return true
 	}
-	return strings.IndexByte("_@%+=:,./-\x00", c) >= 0
+	// Braces are bare too: Text is only matched, never run, and a literal
+	// brace in a rule is written \{ (glob.QuoteMeta), as in corpus O18.
+	return strings.IndexByte("_@%+=:,./{}-\x00", c) >= 0
 }
 
 // Quote renders one resolved word the way Text does: bare when it is made only
-// of [A-Za-z0-9_@%+=:,./-] and Dyn, else single-quoted with ' written as '\”;
+// of [A-Za-z0-9_@%+=:,./{}-] and Dyn, else single-quoted with ' written as '\”;
 // the empty word is ”.
 func Quote(word string) string {
 	if word != "" && isBare(word) {

@@ -51,6 +51,20 @@ func isShell(name string) bool {
 	return false
 }
 
+// transparentWrapper reports whether a wrapper only changes how its inner
+// command runs (time limit, priority, buffering, session), not who runs it
+// or what it is: such a wrapper is judged through its inner command. Not
+// transparent: privilege (sudo, doas), argument sources (xargs), repetition
+// (watch), other roots (chroot), and command strings (eval, sh -c).
+func transparentWrapper(name string) bool {
+	switch name {
+	case "timeout", "nice", "nohup", "time", "stdbuf", "command", "builtin", "exec", "env",
+		"ionice", "setsid", "unbuffer", "caffeinate", "taskset":
+		return true
+	}
+	return false
+}
+
 // opaqueWrappers run their arguments (or a command line) in ways not
 // unwrapped here; they are a hazard so they never allow.
 func opaqueWrapper(name string) bool {
