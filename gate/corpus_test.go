@@ -178,16 +178,13 @@ func TestCorpusAlwaysPatterns(t *testing.T) {
 		"O03": {"npm run build"},
 		"O04": {"git log *"},
 		"O06": {`git -C /repo push origin main`}, // exact: the matcher keeps -C for allow
-		"O07": {"sudo apt-get install jq", "apt-get install *"},
+		"O07": {"sudo apt-get install jq", "apt-get install *"}, // never `sudo *`
 		"O08": {"npm test *"},
-		"O09": {"npm test *"},
+		"O09": {"bash -c 'npm test'", "npm test *"}, // the wrapper exactly, the inner by arity
 		"O12": nil,
 		"O15": {"find *"},
 		"O16": {"sed -n *"},
-		// The corpus reads `npm run build:\{a,b\}`; the command's Text quotes
-		// the word (`npm run 'build:{a,b}'`), and the pattern must match
-		// the Text, so it quotes it the same way.
-		"O18": {`npm run 'build:\{a,b\}'`},
+		"O18": {`npm run build:\{a,b\}`},
 	}
 	for _, c := range loadCorpus(t) {
 		if c.Kind != "always_allow_generation" {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -106,20 +105,11 @@ func (s *evalState) failWhole(why string) {
 
 // judge runs the agent and static layers for one subject.
 func (s *evalState) judge(tool string, subj *subject) RuleRef {
-	return s.judgeRules(tool, subj, false)
-}
-
-// judgeSpecific is judge without the catch-all rules (pattern `*`).
-func (s *evalState) judgeSpecific(tool string, subj *subject) RuleRef {
-	return s.judgeRules(tool, subj, true)
-}
-
-func (s *evalState) judgeRules(tool string, subj *subject, skipCatchAll bool) RuleRef {
 	var a *rule
 	if s.agentRules != nil {
-		a = lastMatch(s.agentRules, tool, subj, skipCatchAll)
+		a = lastMatch(s.agentRules, tool, subj)
 	}
-	st := lastMatch(s.p.static, tool, subj, skipCatchAll)
+	st := lastMatch(s.p.static, tool, subj)
 	switch {
 	case a != nil && a.ref.Action == Deny:
 		return a.ref
@@ -221,7 +211,7 @@ func (s *evalState) evalShell() {
 	}
 	s.parts = make([]part, 0, len(a.Commands)+len(a.Writes))
 	for i := range a.Commands {
-		s.judgeCommand(&a.Commands[i], wrapperRoleOf(a.Commands, i))
+		s.judgeCommand(&a.Commands[i])
 	}
 	for i := range a.Writes {
 		s.judgeWrite(&a.Writes[i])
@@ -237,7 +227,7 @@ func (s *evalState) evalShell() {
 }
 
 // judgeCommand judges one simple command of a shell line.
-func (s *evalState) judgeCommand(cmd *shell.Command, role wrapperRole) {
+func (s *evalState) judgeCommand(cmd *shell.Command) {
 	tool := s.c.Tool
 	pt := part{
 		v: Verdict{Kind: "command", Subject: cmd.Text, Hazard: cmd.Hazard,
@@ -246,10 +236,6 @@ func (s *evalState) judgeCommand(cmd *shell.Command, role wrapperRole) {
 		alwaysPattern: cmd.Always,
 		fixable:       true,
 	}
-	if role == wrapperPrivileged && pt.alwaysPattern == "" && !strings.Contains(cmd.Text, shell.Dyn) {
-		// Never `sudo *`: a privileged line is only ever saved exactly.
-		pt.alwaysPattern = glob.QuoteMeta(cmd.Text)
-	}
 	if why := s.p.protectCommand(cmd, s.cwd); why != "" {
 		pt.ref = RuleRef{Layer: LayerBuiltin, Action: Deny}
 		pt.v.Decision, pt.v.Reason = Deny, why
@@ -257,21 +243,8 @@ func (s *evalState) judgeCommand(cmd *shell.Command, role wrapperRole) {
 		return
 	}
 	subj := subject{text: cmd.Text}
-	var ref RuleRef
+	ref := s.judge(tool, &subj)
 	reason := ""
-	if role == wrapperTransparent {
-		// A benign wrapper (timeout, nice, env, bash -c with a literal
-		// script, ...) is judged by the commands it runs, which are judged
-		// on their own; only a rule naming the wrapper itself (not the
-		// catch-all `*`) counts for it.
-		ref = s.judgeSpecific(tool, &subj)
-		if ref.Layer == LayerDefault {
-			ref = RuleRef{Layer: LayerShell, Action: Allow}
-			reason = "a wrapper: judged by the command it runs"
-		}
-	} else {
-		ref = s.judge(tool, &subj)
-	}
 	// Other spellings of the command can deny, never allow.
 	if ref.Action != Deny {
 		for _, alt := range cmd.AltTexts {
@@ -373,55 +346,6 @@ func (s *evalState) evalPaths() {
 		s.judgePath(&pt, s.c.Tool, raw, s.kind)
 		s.parts = append(s.parts, pt)
 	}
-}
-
-// wrapperRole is how a wrapper command (one whose inner command follows it
-// in the analysis) is judged.
-type wrapperRole int
-
-const (
-	notWrapper         wrapperRole = iota
-	wrapperTransparent             // judged by its inner commands
-	wrapperPrivileged              // judged in full, Always only exact
-	wrapperOpaque                  // judged in full (eval, shells with options, find, xargs, ...)
-)
-
-// transparentWrappers run their argv unchanged in every way a rule cares
-// about; the inner command is judged on its own.
-var transparentWrappers = map[string]bool{
-	"env": true, "nice": true, "nohup": true, "timeout": true, "time": true, "command": true,
-	"builtin": true, "exec": true, "stdbuf": true, "ionice": true, "taskset": true, "setsid": true,
-	"unbuffer": true, "caffeinate": true, "flock": true, "watch": true, "busybox": true,
-}
-
-// privilegedWrappers change who runs the command: never transparent, and
-// their Always pattern is exact.
-var privilegedWrappers = map[string]bool{
-	"sudo": true, "doas": true, "pkexec": true, "su": true, "run0": true, "runuser": true, "chroot": true,
-}
-
-// wrapperRoleOf says whether cmds[i] wraps the command after it: the next
-// command was unwrapped from a wrapper named like cmds[i]. `eval` and
-// shells with anything but a plain -c SCRIPT are opaque: never allowed
-// through (unwrapped for deny, not for allow).
-func wrapperRoleOf(cmds []shell.Command, i int) wrapperRole {
-	if i+1 >= len(cmds) || cmds[i+1].Wrapper == "" || len(cmds[i].Argv) == 0 {
-		return notWrapper
-	}
-	name := filepath.Base(cmds[i].Argv[0])
-	first, _, _ := strings.Cut(cmds[i+1].Wrapper, " ")
-	if filepath.Base(first) != name {
-		return notWrapper
-	}
-	switch {
-	case privilegedWrappers[name]:
-		return wrapperPrivileged
-	case transparentWrappers[name]:
-		return wrapperTransparent
-	case isShellName(name) && len(cmds[i].Argv) == 3 && isDashC(cmds[i].Argv[1]):
-		return wrapperTransparent
-	}
-	return wrapperOpaque
 }
 
 // evalName judges a tool matched by its name alone.

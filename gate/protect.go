@@ -45,14 +45,14 @@ func (p *Policy) protectCommand(cmd *shell.Command, cwd string) string {
 	name := filepath.Base(cmd.Argv[0])
 	args := cmd.Argv[1:]
 	if name == "approvalbot" {
+		// Any word before "--": flags may take values (`--url X deny ID`).
 		for _, a := range args {
-			if strings.HasPrefix(a, "-") {
-				continue
+			if a == "--" {
+				break
 			}
 			if selfApprovalCommands[a] {
 				return "an agent may not run `approvalbot " + a + "`: approvals and rules are decided by people"
 			}
-			break
 		}
 	}
 	if httpClients[name] {

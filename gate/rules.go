@@ -308,14 +308,10 @@ func homePrefix(s string) (string, bool) {
 }
 
 // lastMatch returns the last rule of rules that applies to tool and matches
-// the subject, or nil; skipCatchAll ignores rules whose pattern is `*`.
-// Iterating backwards makes "last match wins" a first match.
-func lastMatch(rules []*rule, tool string, subj *subject, skipCatchAll bool) *rule {
+// the subject, or nil. Iterating backwards makes "last match wins" a first match.
+func lastMatch(rules []*rule, tool string, subj *subject) *rule {
 	for i := len(rules) - 1; i >= 0; i-- {
 		r := rules[i]
-		if skipCatchAll && r.pattern.src == "*" {
-			continue
-		}
 		if !r.tool.match(tool) {
 			continue
 		}

@@ -1,0 +1,261 @@
+package gate_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"approvalbot/gate"
+	"approvalbot/shell"
+)
+
+func bashPolicy(t testing.TB, rules ...ruleArgs) *gate.Policy {
+	return compile(t, specOf(rules...))
+}
+
+func TestShellEvaluation(t *testing.T) {
+	p := bashPolicy(t,
+		r("Bash", "*", gate.Ask),
+		r("Bash", "git status *", gate.Allow),
+		r("Bash", "git log *", gate.Allow),
+		r("Bash", "echo *", gate.Allow),
+		r("Bash", "find *", gate.Allow),
+		r("Bash", "npm test *", gate.Allow),
+		r("Bash", "rm *", gate.Deny),
+		r("Bash", "timeout 99 *", gate.Deny),
+		r("Write", "./*", gate.Allow),
+		r("Write", "*.env", gate.Deny),
+	)
+	tests := []struct {
+		name  string
+		cmd   string
+		want  gate.Action
+		parts []gate.Action // per verdict, in order
+	}{
+		{"allowed", "git status", gate.Allow, []gate.Action{gate.Allow}},
+		{"trailing star matches bare", "git log", gate.Allow, []gate.Action{gate.Allow}},
+		{"word boundary", "git logout", gate.Ask, []gate.Action{gate.Ask}},
+		{"every part judged", "git status && curl x", gate.Ask, []gate.Action{gate.Allow, gate.Ask}},
+		{"deny wins", "git status; rm -rf x", gate.Deny, []gate.Action{gate.Allow, gate.Deny}},
+		{"substitution judged", "echo $(rm x)", gate.Deny, nil},
+		{"hazard turns allow into ask", "find . -delete", gate.Ask, []gate.Action{gate.Ask}},
+		{"dynamic name asks", "$CMD status", gate.Ask, []gate.Action{gate.Ask}},
+		{"alt text denies", "/bin/rm -rf x", gate.Deny, []gate.Action{gate.Deny}},
+		{"redirect inside project allowed", "echo hi > out.txt", gate.Allow, []gate.Action{gate.Allow, gate.Allow}},
+		{"redirect outside asks", "echo hi > /tmp/out.txt", gate.Ask, []gate.Action{gate.Allow, gate.Ask}},
+		{"redirect to secret denied", "echo K=V >> .env", gate.Deny, []gate.Action{gate.Allow, gate.Deny}},
+		{"dev null is no write", "git status 2>/dev/null", gate.Allow, []gate.Action{gate.Allow}},
+		{"dynamic redirect asks", "echo hi > $F", gate.Ask, []gate.Action{gate.Allow, gate.Ask}},
+		// A benign wrapper is judged through its inner command; its own
+		// text can still deny.
+		{"benign wrapper judged by inner", "timeout 5 npm test", gate.Allow, []gate.Action{gate.Allow}},
+		{"wrapper text can deny", "timeout 99 npm test", gate.Deny, []gate.Action{gate.Deny}},
+		{"wrapper with denied inner", "nice -n 5 rm x", gate.Deny, []gate.Action{gate.Deny}},
+		// Command strings and privilege are judged themselves too.
+		{"bash -c is judged itself", "bash -c 'git status'", gate.Ask, []gate.Action{gate.Ask, gate.Allow}},
+		{"eval never allows", "eval 'git status'", gate.Ask, []gate.Action{gate.Ask, gate.Allow}},
+		{"sudo is judged itself", "sudo git status", gate.Ask, []gate.Action{gate.Ask, gate.Allow}},
+		{"parse error asks", "git status &&& x", gate.Ask, nil},
+		{"control character asks", "git status\r", gate.Ask, nil},
+		{"bidi asks", "git status \u202e", gate.Ask, nil},
+		{"no command asks", "# just a comment", gate.Ask, nil},
+		{"empty command asks", "   ", gate.Ask, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev := p.Evaluate(shellCall(tt.cmd), gate.Env{})
+			if ev.Decision != tt.want {
+				t.Fatalf("%q: %s (%s), want %s; %s", tt.cmd, ev.Decision, ev.Reason, tt.want, verdicts(ev))
+			}
+			if tt.parts != nil {
+				if len(ev.Commands) != len(tt.parts) {
+					t.Fatalf("%q: verdicts %s, want %d", tt.cmd, verdicts(ev), len(tt.parts))
+				}
+				for i, w := range tt.parts {
+					if ev.Commands[i].Decision != w {
+						t.Errorf("%q part %d: %s, want %s; %s", tt.cmd, i, ev.Commands[i].Decision, w, verdicts(ev))
+					}
+				}
+			}
+			if ev.Kind != gate.KindShell || ev.Rule == nil || ev.Reason == "" {
+				t.Errorf("kind %s rule %v reason %q", ev.Kind, ev.Rule, ev.Reason)
+			}
+			for _, v := range ev.Commands {
+				if v.Rule == nil || v.Reason == "" {
+					t.Errorf("verdict without rule or reason: %+v", v)
+				}
+			}
+		})
+	}
+}
+
+func TestShellDynamicStillDenies(t *testing.T) {
+	p := bashPolicy(t, r("Bash", "*", gate.Allow), r("Bash", "eval *", gate.Deny))
+	ev := p.Evaluate(shellCall(`eval "$X"`), gate.Env{})
+	if ev.Decision != gate.Deny || ev.Commands[0].Dynamic == "" {
+		t.Fatalf("%s; %s", ev.Decision, verdicts(ev))
+	}
+	p = bashPolicy(t, r("Bash", "*", gate.Allow), r("Bash", "rm *", gate.Deny))
+	if ev := p.Evaluate(shellCall(`x=rm; $x -rf /tmp/x`), gate.Env{}); ev.Decision == gate.Allow {
+		t.Fatalf("dynamic name allowed: %s", verdicts(ev))
+	}
+}
+
+func TestShellAlwaysPatterns(t *testing.T) {
+	p := bashPolicy(t, r("Bash", "*", gate.Ask), r("Bash", "git status *", gate.Allow))
+	tests := []struct {
+		cmd  string
+		want []string
+	}{
+		// Only the parts not already allowed, deduplicated.
+		{"git status && git push origin main", []string{"git push *"}},
+		{"git push a && git push b", []string{"git push *"}},
+		{"cat README.md | wc -l", []string{"cat *", "wc *"}},
+		// A part no Always can lift: the button approves once.
+		{"find . -delete", nil},
+		{"$X status", nil},
+		{"python3 -c 'print(1)'", []string{`python3 -c 'print(1)'`}},
+		// A write outside the project is saved as that exact path.
+		{"git status > /tmp/x.log", []string{"/tmp/x.log"}},
+	}
+	for _, tt := range tests {
+		ev := p.Evaluate(shellCall(tt.cmd), gate.Env{})
+		if ev.Decision != gate.Ask {
+			t.Errorf("%q: %s", tt.cmd, ev.Decision)
+			continue
+		}
+		if strings.Join(ev.Always, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("%q: always %q, want %q", tt.cmd, ev.Always, tt.want)
+		}
+		if len(ev.Always) != len(ev.AlwaysRules) {
+			t.Errorf("%q: always %q vs rules %+v", tt.cmd, ev.Always, ev.AlwaysRules)
+		}
+	}
+	// Writes are saved for the Write tool; commands for the call's tool.
+	ev := p.Evaluate(shellCall("git push > /tmp/x"), gate.Env{})
+	want := []gate.AlwaysPattern{{Tool: "Bash", Pattern: "git push *"}, {Tool: "Write", Pattern: "/tmp/x"}}
+	if fmt.Sprint(ev.AlwaysRules) != fmt.Sprint(want) {
+		t.Errorf("always rules %+v, want %+v", ev.AlwaysRules, want)
+	}
+}
+
+func TestShellSelfProtection(t *testing.T) {
+	spec := specOf(r("*", "*", gate.Allow))
+	spec.Protected = []string{"/home/u/.config/approvalbot", "/work/proj/rules.jsonc"}
+	p := compile(t, spec)
+	tests := []struct {
+		cmd  string
+		want gate.Action
+	}{
+		{"echo x > ~/.config/approvalbot/rules.jsonc", gate.Deny},
+		{"echo x >> /home/u/.config/approvalbot/x", gate.Deny},
+		{"echo '{}' > rules.jsonc", gate.Deny},
+		{"rm rules.jsonc", gate.Deny},
+		{"rm -rf ~/.config", gate.Deny},
+		{"mv ~/.config/approvalbot /tmp/x", gate.Deny},
+		{"cp /tmp/evil.jsonc ./rules.jsonc", gate.Deny},
+		{"tee rules.jsonc < /tmp/x", gate.Deny},
+		{"sed -i s/deny/allow/ rules.jsonc", gate.Deny},
+		{"sudo truncate -s0 /work/proj/rules.jsonc", gate.Deny},
+		{"dd if=/dev/zero of=/work/proj/rules.jsonc", gate.Deny},
+		{"approvalbot approve 123", gate.Deny},
+		{"./bin/approvalbot --url x deny 123", gate.Deny},
+		{"approvalbot rules add x", gate.Deny},
+		{"approvalbot mode claude approve_all", gate.Deny},
+		{"curl -X POST http://127.0.0.1:8754/v1/approvals/abc/approve", gate.Deny},
+		{"curl -X POST localhost:8754/v1/rules -d '{}'", gate.Deny},
+		// Reading and unrelated writes are fine.
+		{"cat rules.jsonc", gate.Allow},
+		{"sed -n 1p rules.jsonc", gate.Allow},
+		{"cp rules.jsonc.bak /tmp/", gate.Allow},
+		{"approvalbot check -- ls", gate.Allow},
+		{"approvalbot pending", gate.Allow},
+		{"rm -rf /tmp/x", gate.Allow},
+	}
+	for _, tt := range tests {
+		for _, mode := range []gate.Mode{"", gate.ModeApproveAll} {
+			ev := p.Evaluate(shellCall(tt.cmd), gate.Env{Mode: mode})
+			if ev.Decision != tt.want {
+				t.Errorf("%q (mode %q): %s (%s), want %s", tt.cmd, mode, ev.Decision, ev.Reason, tt.want)
+			}
+			if tt.want == gate.Deny && ev.Rule.Layer != gate.LayerBuiltin {
+				t.Errorf("%q: denied by %+v, want builtin", tt.cmd, ev.Rule)
+			}
+		}
+	}
+	// Without a cwd a relative argument of a writer command could be the
+	// rules file: it asks.
+	in, _ := json.Marshal(map[string]string{"command": "rm rules.jsonc"})
+	if ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in}, gate.Env{}); ev.Decision == gate.Allow {
+		t.Errorf("rm without cwd: %s", ev.Decision)
+	}
+}
+
+func TestShellInputShapes(t *testing.T) {
+	p := bashPolicy(t, r("*", "*", gate.Ask), r("{Bash,shell,exec_command,run_shell_command}", "git status *", gate.Allow))
+	tests := []struct {
+		tool  string
+		input string
+		want  gate.Action
+	}{
+		{"shell", `{"command":["bash","-lc","git status"],"workdir":"/work/proj"}`, gate.Allow},
+		{"shell", `{"command":["git","status"]}`, gate.Allow},
+		{"shell", `{"command":["bash","-lc","git status; rm -rf x"]}`, gate.Ask},
+		{"exec_command", `{"cmd":"git status"}`, gate.Allow},
+		{"run_shell_command", `{"command":"git status","description":"x"}`, gate.Allow},
+		{"Bash", `{"command":"git status","timeout":5}`, gate.Allow},
+	}
+	for _, tt := range tests {
+		ev := p.Evaluate(gate.Call{Tool: tt.tool, Input: json.RawMessage(tt.input), Cwd: "/work/proj"}, gate.Env{})
+		if ev.Decision != tt.want {
+			t.Errorf("%s %s: %s (%s), want %s", tt.tool, tt.input, ev.Decision, ev.Reason, tt.want)
+		}
+	}
+	// workdir moves the project: a write relative to it is judged there.
+	p = bashPolicy(t, r("Bash", "echo *", gate.Allow), r("Write", "./*", gate.Allow))
+	ev := p.Evaluate(gate.Call{Tool: "Bash", Input: json.RawMessage(`{"command":"echo > x","workdir":"/tmp"}`), Cwd: "/work/proj"}, gate.Env{})
+	if ev.Decision != gate.Allow || ev.Commands[1].Subject != "/tmp/x" {
+		t.Errorf("workdir: %s %s", ev.Decision, verdicts(ev))
+	}
+}
+
+// FuzzEvaluateShell: under an allow-all rule, a line the analyser reports
+// as dynamic, unsafe or hazardous must never be allowed, and Evaluate never
+// panics.
+func FuzzEvaluateShell(f *testing.F) {
+	for _, s := range []string{
+		"git status", "ls -la | wc -l", "$CMD x", "eval \"$X\"", "find . -delete", "sed -i s/a/b/ f",
+		"echo $(rm -rf /)", "a=rm; $a x", "bash -c \"$S\"", "git -c core.pager=x log", "cat <<EOF\n$(id)\nEOF",
+		"echo hi > $F", "x\r", "ls \u202e", "timeout 5 $X", "sudo -u $U ls", "env $V ls", "`id`",
+	} {
+		f.Add(s)
+	}
+	p := bashPolicy(f, r("Bash", "*", gate.Allow), r("Write", "*", gate.Allow))
+	f.Fuzz(func(t *testing.T, cmd string) {
+		ev := p.Evaluate(shellCall(cmd), gate.Env{})
+		if !ev.Decision.Valid() {
+			t.Fatalf("invalid decision %q", ev.Decision)
+		}
+		if ev.Decision != gate.Allow {
+			return
+		}
+		a := shell.Analyze(cmd, shell.Options{Cwd: "/work/proj", Home: "/home/u"})
+		if a.Unsafe != "" {
+			t.Fatalf("allowed an unsafe line (%s): %q", a.Unsafe, cmd)
+		}
+		if len(a.Commands) == 0 {
+			t.Fatalf("allowed a line without commands: %q", cmd)
+		}
+		for _, c := range a.Commands {
+			if c.Dynamic != "" || c.Hazard != "" {
+				t.Fatalf("allowed %q: command %q dynamic=%q hazard=%q", cmd, c.Text, c.Dynamic, c.Hazard)
+			}
+		}
+		for _, w := range a.Writes {
+			if w.Dynamic {
+				t.Fatalf("allowed a dynamic write: %q", cmd)
+			}
+		}
+	})
+}
