@@ -177,7 +177,7 @@ func TestCorpusAlwaysPatterns(t *testing.T) {
 	want := map[string][]string{
 		"O03": {"npm run build"},
 		"O04": {"git log *"},
-		"O06": {`git -C /repo push origin main`}, // exact: the matcher keeps -C for allow
+		"O06": {`git -C /repo push origin main`},                // exact: the matcher keeps -C for allow
 		"O07": {"sudo apt-get install jq", "apt-get install *"}, // never `sudo *`
 		"O08": {"npm test *"},
 		"O09": {"bash -c 'npm test'", "npm test *"}, // the wrapper exactly, the inner by arity
