@@ -11,6 +11,8 @@ import (
 	"approvalbot/api"
 	"approvalbot/gate"
 	"approvalbot/watch"
+
+	"golang.org/x/term"
 )
 
 const watchUsage = `usage: approvalbot watch [--by NAME] [--guard DURATION]
@@ -78,7 +80,7 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 		Resize:     watch.NotifyResize(rctx),
 		Flush:      tty.Flush,
 		Style:      watch.Style{Color: watch.ColorEnabled(out, e.getenv)},
-		FullScreen: true,
+		FullScreen: term.IsTerminal(int(out.Fd())),
 		Guard:      max(*guard, time.Nanosecond), // 0 would mean the default
 	})
 	if err != nil {

@@ -60,12 +60,19 @@ func TestWatchUnderTmux(t *testing.T) {
 		return ch
 	}
 
+	// A key typed before any box exists must not answer the box that
+	// comes next.
+	tm.keys("1")
 	first := submit("s1", "touch e2e-first-file")
 	tm.waitPane("touch e2e-first-file")
 	second := submit("s2", "rm -rf e2e-second-dir")
 	// The oldest is shown first, with the other one waiting; keys count
 	// only once the box says it takes them.
 	tm.waitPane("touch e2e-first-file", "1 more waiting", "↑/↓ Enter")
+	pending, err := client.List(context.Background(), gate.StatusPending)
+	if err != nil || len(pending) != 2 {
+		t.Fatalf("pending before any decision: %d, %v; want both (a stale key decided?)", len(pending), err)
+	}
 	tm.keys("1")
 
 	r := wait(t, first)
@@ -83,9 +90,12 @@ func TestWatchUnderTmux(t *testing.T) {
 	}
 	tm.waitPane("No pending approvals", "Denied by e2e-tester", "too risky")
 
-	// Ctrl+C leaves watch; nothing is pending that it could have decided.
+	// Ctrl+C leaves watch cleanly, printing what happened.
 	tm.keys("C-c")
-	tm.waitPane("Pane is dead")
+	poll(t, "watch to exit with status 0", func() (bool, string) {
+		st := strings.TrimSpace(tm.run("list-panes", "-t", "e2e", "-F", "#{pane_dead} #{pane_dead_status}"))
+		return st == "1 0", st
+	})
 }
 
 func wait[T any](t *testing.T, ch <-chan T) T {
