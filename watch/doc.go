@@ -23,13 +23,15 @@
 //	Backspace    delete the last character of the reason
 //	Esc          clear the reason
 //	s            Stop: deny and stop the agent's turn
+//	PgUp PgDn    scroll a command too long for the screen
 //	Ctrl+C       leave without deciding
 //
 // The rule for `s` and digits: while the selection is Deny or a reason is
 // being typed, every printable key (digits and `s` included) is part of the
 // reason. Otherwise digits are shortcuts, `s` is Stop, and any other letter
-// starts a reason. So "sudo is not allowed" typed from a fresh box is Stop
-// on its first key: type it after pressing 3 (or after any other letter).
+// starts a reason (lower-case `s` only; `S` starts a reason). So "sudo is
+// not allowed" typed into a fresh box is Stop on its first key, which still
+// denies; to give a reason starting with "s", press 3 first.
 //
 // # Stale input
 //
