@@ -17,7 +17,7 @@
 //	1            approve at once
 //	2            select Always (shows the pattern(s) and the scope); Enter saves
 //	3            select Deny; type a reason, Enter denies
-//	↑ ↓ (k j)    move the selection; Enter confirms it
+//	↑ ↓          move the selection; Enter confirms it
 //	← → Tab      on Always: switch the scope (this session / this agent)
 //	letters      start a deny reason and select Deny
 //	Backspace    delete the last character of the reason
