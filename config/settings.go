@@ -33,10 +33,12 @@ type Settings struct {
 	LogLevel    string            `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat   string            `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
 
-	TelegramToken     string  `envconfig:"TELEGRAM_TOKEN" desc:"Telegram bot token from @BotFather"`
-	TelegramChatID    int64   `envconfig:"TELEGRAM_CHAT_ID" desc:"chat to send prompts to (0: the chat paired with /pair)"`
-	TelegramApprovers []int64 `envconfig:"TELEGRAM_APPROVERS" desc:"Telegram user ids allowed to decide, comma-separated"`
-	TelegramAPIURL    string  `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org" desc:"Bot API base URL"`
+	TelegramToken         string  `envconfig:"TELEGRAM_TOKEN" desc:"Telegram bot token from @BotFather"`
+	TelegramChatID        int64   `envconfig:"TELEGRAM_CHAT_ID" desc:"chat to send prompts to (0: the chat paired with /pair)"`
+	TelegramApprovers     []int64 `envconfig:"TELEGRAM_APPROVERS" desc:"Telegram user ids allowed to decide, comma-separated"`
+	TelegramAPIURL        string  `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org" desc:"Bot API base URL"`
+	TelegramWebhookURL    string  `envconfig:"TELEGRAM_WEBHOOK_URL" desc:"public https URL routed to /telegram/webhook on LISTEN; empty: long polling"`
+	TelegramWebhookSecret string  `envconfig:"TELEGRAM_WEBHOOK_SECRET" desc:"secret_token Telegram sends with each webhook request (required with the webhook)"`
 
 	SlackBotToken      string   `envconfig:"SLACK_BOT_TOKEN" desc:"Slack bot token (xoxb-...)"`
 	SlackAppToken      string   `envconfig:"SLACK_APP_TOKEN" desc:"Slack app-level token for Socket Mode (xapp-...)"`
@@ -44,7 +46,6 @@ type Settings struct {
 	SlackApprovers     []string `envconfig:"SLACK_APPROVERS" desc:"Slack user ids allowed to decide, comma-separated"`
 	SlackSigningSecret string   `envconfig:"SLACK_SIGNING_SECRET" desc:"signing secret for HTTP interactivity (instead of Socket Mode)"`
 	SlackAPIURL        string   `envconfig:"SLACK_API_URL" default:"https://slack.com/api/" desc:"Slack Web API base URL"`
-	SlackListen        string   `envconfig:"SLACK_LISTEN" desc:"address for Slack HTTP interactivity (with SLACK_SIGNING_SECRET)"`
 }
 
 // Load reads the settings from the process environment. A variable set to
@@ -75,6 +76,12 @@ func (s *Settings) fill() error {
 			return fmt.Errorf("find home for the default data dir (set %s_DATA_DIR): %w", Prefix, err)
 		}
 		s.DataDir = filepath.Join(home, ".local", "share", "approvalbot")
+	}
+	if s.TelegramAPIURL == "" {
+		s.TelegramAPIURL = "https://api.telegram.org"
+	}
+	if s.SlackAPIURL == "" {
+		s.SlackAPIURL = "https://slack.com/api/"
 	}
 	if abs, err := filepath.Abs(s.DataDir); err == nil {
 		s.DataDir = abs
@@ -117,6 +124,9 @@ func (s Settings) Validate() error {
 	if s.TelegramToken != "" && len(s.TelegramApprovers) == 0 {
 		return fmt.Errorf("%s_TELEGRAM_APPROVERS is empty: nobody could decide in Telegram; set the user ids of the approvers", Prefix)
 	}
+	if s.TelegramWebhookURL != "" && s.TelegramWebhookSecret == "" {
+		return fmt.Errorf("%s_TELEGRAM_WEBHOOK_SECRET is required with %s_TELEGRAM_WEBHOOK_URL", Prefix, Prefix)
+	}
 	if s.SlackBotToken != "" {
 		if s.SlackChannel == "" {
 			return fmt.Errorf("%s_SLACK_CHANNEL is required with %s_SLACK_BOT_TOKEN", Prefix, Prefix)
@@ -125,7 +135,7 @@ func (s Settings) Validate() error {
 			return fmt.Errorf("%s_SLACK_APPROVERS is empty: nobody could decide in Slack; set the user ids of the approvers", Prefix)
 		}
 		if s.SlackAppToken == "" && s.SlackSigningSecret == "" {
-			return fmt.Errorf("Slack needs %s_SLACK_APP_TOKEN (Socket Mode) or %s_SLACK_SIGNING_SECRET with %s_SLACK_LISTEN (HTTP)", Prefix, Prefix, Prefix)
+			return fmt.Errorf("Slack needs %s_SLACK_APP_TOKEN (Socket Mode) or %s_SLACK_SIGNING_SECRET (HTTP interactivity at /slack/interactivity on LISTEN)", Prefix, Prefix)
 		}
 	}
 	return nil

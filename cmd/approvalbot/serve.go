@@ -150,10 +150,14 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	frontends, err := startFrontends(runCtx, e, s, g, metrics, logger)
+	fe, err := startFrontends(runCtx, e, s, g, logger)
 	if err != nil {
 		return usageError{err}
 	}
+	defer func() {
+		cancel() // the loops end on runCtx; then their outboxes close
+		fe.wait()
+	}()
 	if err := g.Start(runCtx); err != nil {
 		return fmt.Errorf("start gate: %w", err)
 	}
@@ -163,15 +167,15 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 	// Handlers see runCtx, so shutdown ends open long-polls at once instead
 	// of waiting for their approvals.
 	hs := &http.Server{
-		Handler:           srv,
+		Handler:           fe.mux(srv),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return runCtx },
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 	logger.Info("approvalbot serving", "listen", ln.Addr().String(), "data_dir", s.DataDir,
-		"rules", rulesName(s), "open_loopback", open, "frontends", frontends)
-	if len(frontends) == 0 {
+		"rules", rulesName(s), "open_loopback", open, "frontends", fe.names)
+	if len(fe.names) == 0 {
 		logger.Info("no chat frontend configured: decide with `approvalbot watch`, `approvalbot approve/deny` or the API")
 	}
 
