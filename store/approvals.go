@@ -38,13 +38,20 @@ func openApprovalBuckets(tx *bolt.Tx) (approvalBuckets, error) {
 func idemKey(agent, key string) []byte { return append(agentKey(agent), key...) }
 
 // getApproval reads the approval with id; ErrNotFound if there is none.
-func (ab approvalBuckets) get(id string) (uint64, *gate.Approval, error) {
-	if id == "" {
+func (ab approvalBuckets) get(rawID []byte) (uint64, *gate.Approval, error) {
+	if len(rawID) == 0 {
 		return 0, nil, fmt.Errorf("approval id is empty: %w", gate.ErrNotFound)
 	}
-	v := ab.byID.Get([]byte(id))
+	if err := sized("approval id", rawID, maxKeyLen); err != nil {
+		return 0, nil, err
+	}
+	id := string(rawID)
+	v := ab.byID.Get(rawID)
 	if v == nil {
 		return 0, nil, fmt.Errorf("approval %q: %w", id, gate.ErrNotFound)
+	}
+	if err := sized("approval "+id, v, maxValueLen); err != nil {
+		return 0, nil, err
 	}
 	seq, body, err := splitRecord(v)
 	if err != nil {
@@ -62,6 +69,9 @@ func (ab approvalBuckets) put(seq uint64, a *gate.Approval) error {
 	body, err := json.Marshal(a)
 	if err != nil {
 		return fmt.Errorf("encode approval %q: %w", a.ID, err)
+	}
+	if err := sized("approval "+a.ID, body, maxValueLen-8); err != nil {
+		return fmt.Errorf("%w: %w", err, gate.ErrInvalid)
 	}
 	if err := ab.byID.Put([]byte(a.ID), record(seq, body)); err != nil {
 		return err
@@ -115,7 +125,7 @@ func (s *Store) CreateApproval(ctx context.Context, a *gate.Approval) (*gate.App
 		if c.IdempotencyKey != "" {
 			key = idemKey(c.Agent, c.IdempotencyKey)
 			if id := ab.byKey.Get(key); id != nil {
-				_, prev, err := ab.get(string(id))
+				_, prev, err := ab.get(id)
 				switch {
 				case errors.Is(err, gate.ErrNotFound):
 					// A dangling index entry: the key is free.
@@ -157,7 +167,7 @@ func (s *Store) GetApproval(ctx context.Context, id string) (*gate.Approval, err
 		if err != nil {
 			return err
 		}
-		_, a, err = ab.get(id)
+		_, a, err = ab.get([]byte(id))
 		return err
 	})
 	if err != nil {
@@ -182,7 +192,7 @@ func (s *Store) FindApproval(ctx context.Context, agent, idempotencyKey string) 
 		if id == nil {
 			return gate.ErrNotFound
 		}
-		_, a, err = ab.get(string(id))
+		_, a, err = ab.get(id)
 		return err
 	})
 	if err != nil {
@@ -203,7 +213,7 @@ func (s *Store) UpdateApproval(ctx context.Context, id string, fn func(*gate.App
 		if err != nil {
 			return err
 		}
-		seq, a, err := ab.get(id)
+		seq, a, err := ab.get([]byte(id))
 		if err != nil {
 			return err
 		}
@@ -254,10 +264,10 @@ func (s *Store) ListApprovals(ctx context.Context, status gate.Status) ([]*gate.
 					return err
 				}
 			}
-			_, a, err := ab.get(string(id))
+			_, a, err := ab.get(id)
 			if err != nil {
 				// Not ErrNotFound: the list exists, the index is damaged.
-				return fmt.Errorf("index entry %x: %v", k, err)
+				return fmt.Errorf("index entry %s: %v", short(k), err)
 			}
 			if status == "" || a.Status == status {
 				out = append(out, a)

@@ -69,7 +69,7 @@ func (s *Store) AppendAudit(ctx context.Context, e gate.AuditEntry) (gate.AuditE
 		e.Seq, e.PrevHash, e.Hash = seq, "", ""
 		e.Time = e.Time.UTC()
 		if head := meta.Get(metaAuditHead); head != nil {
-			if len(head) < 8 {
+			if len(head) < 8 || len(head) > 8+sha256.Size*2 {
 				return fmt.Errorf("audit head damaged")
 			}
 			e.PrevHash = string(head[8:])
@@ -80,6 +80,9 @@ func (s *Store) AppendAudit(ctx context.Context, e gate.AuditEntry) (gate.AuditE
 		body, err := json.Marshal(e)
 		if err != nil {
 			return fmt.Errorf("encode: %w", err)
+		}
+		if err := sized("audit entry", body, maxValueLen); err != nil {
+			return fmt.Errorf("%w: %w", err, gate.ErrInvalid)
 		}
 		if err := b.Put(u64(seq), body); err != nil {
 			return err
@@ -121,9 +124,12 @@ func (s *Store) ListAudit(ctx context.Context, after uint64, limit int) ([]gate.
 					return err
 				}
 			}
+			if err := sized("audit entry", v, maxValueLen); err != nil {
+				return fmt.Errorf("entry %s: %w", short(k), err)
+			}
 			var e gate.AuditEntry
 			if err := json.Unmarshal(v, &e); err != nil {
-				return fmt.Errorf("decode entry %x: %w", k, err)
+				return fmt.Errorf("decode entry %s: %w", short(k), err)
 			}
 			out = append(out, e)
 		}
@@ -159,11 +165,14 @@ func (s *Store) VerifyAudit(ctx context.Context) (int, error) {
 				}
 			}
 			if len(k) != 8 {
-				return &ChainError{Seq: want, Reason: fmt.Sprintf("bad key %x", k)}
+				return &ChainError{Seq: want, Reason: "bad key " + short(k)}
 			}
 			seq := binary.BigEndian.Uint64(k)
 			if seq != want {
 				return &ChainError{Seq: want, Reason: fmt.Sprintf("entry missing (next stored entry is %d)", seq)}
+			}
+			if len(v) > maxValueLen {
+				return &ChainError{Seq: seq, Reason: fmt.Sprintf("entry of %d bytes (damaged)", len(v))}
 			}
 			var e gate.AuditEntry
 			if err := json.Unmarshal(v, &e); err != nil {
@@ -192,7 +201,7 @@ func (s *Store) VerifyAudit(ctx context.Context) (int, error) {
 			return nil
 		case head == nil:
 			return &ChainError{Seq: 1, Reason: "entries present but the chain head is missing"}
-		case len(head) < 8:
+		case len(head) < 8 || len(head) > 8+sha256.Size*2:
 			return &ChainError{Seq: want, Reason: "chain head damaged"}
 		}
 		headSeq := binary.BigEndian.Uint64(head[:8])

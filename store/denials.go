@@ -20,6 +20,9 @@ func (s *Store) RememberDenial(ctx context.Context, d gate.Denial) error {
 	if err != nil {
 		return fmt.Errorf("store: remember denial %q: encode: %w", d.Key, err)
 	}
+	if err := sized("denial", body, maxValueLen); err != nil {
+		return fmt.Errorf("store: remember denial %q: %w: %w", d.Key, err, gate.ErrInvalid)
+	}
 	return s.update(ctx, fmt.Sprintf("remember denial %q", d.Key), func(tx *bolt.Tx) error {
 		b, err := bucket(tx, bucketDenials)
 		if err != nil {
@@ -44,6 +47,9 @@ func (s *Store) RecentDenial(ctx context.Context, key string, now time.Time) (ga
 		v := b.Get([]byte(key))
 		if v == nil {
 			return gate.ErrNotFound
+		}
+		if err := sized("denial", v, maxValueLen); err != nil {
+			return err
 		}
 		if err := json.Unmarshal(v, &d); err != nil {
 			return fmt.Errorf("decode: %w", err)
@@ -74,7 +80,10 @@ func (s *Store) PruneDenials(ctx context.Context, now time.Time) (int, error) {
 		err = b.ForEach(func(k, v []byte) error {
 			var d gate.Denial
 			// An undecodable denial can never be returned: prune it too.
-			if err := json.Unmarshal(v, &d); err != nil || !now.Before(d.Until) {
+			if len(k) > maxKeyLen {
+				return sized("denial key", k, maxKeyLen)
+			}
+			if len(v) > maxValueLen || json.Unmarshal(v, &d) != nil || !now.Before(d.Until) {
 				expired = append(expired, append([]byte(nil), k...))
 			}
 			return nil

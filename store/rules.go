@@ -29,6 +29,9 @@ func (s *Store) AddRule(ctx context.Context, r gate.AlwaysRule) error {
 		if err != nil {
 			return fmt.Errorf("encode: %w", err)
 		}
+		if err := sized("rule", body, maxValueLen-8); err != nil {
+			return fmt.Errorf("%w: %w", err, gate.ErrInvalid)
+		}
 		seq, err := rules.NextSequence()
 		if err != nil {
 			return err
@@ -93,7 +96,7 @@ func (s *Store) ListRules(ctx context.Context, agent string) ([]gate.AlwaysRule,
 		for k, id := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, id = c.Next() {
 			_, r, err := getRule(rules, id)
 			if err != nil {
-				return fmt.Errorf("index entry %x: %v", k, err)
+				return fmt.Errorf("index entry %s: %v", short(k), err)
 			}
 			out = append(out, r)
 		}
@@ -131,7 +134,11 @@ func (s *Store) GetMode(ctx context.Context, agent string) (gate.Mode, error) {
 		if err != nil {
 			return err
 		}
-		m = gate.Mode(b.Get(agentKey(agent)))
+		raw := b.Get(agentKey(agent))
+		if err := sized("mode", raw, 64); err != nil {
+			return err
+		}
+		m = gate.Mode(raw)
 		if m != "" && !m.Valid() {
 			return fmt.Errorf("stored mode %q is unknown", m)
 		}
@@ -156,7 +163,13 @@ func ruleBuckets(tx *bolt.Tx) (rules, byAgent, bySeq *bolt.Bucket, err error) {
 
 func getRule(rules *bolt.Bucket, id []byte) (uint64, gate.AlwaysRule, error) {
 	var r gate.AlwaysRule
+	if err := sized("rule id", id, maxKeyLen); err != nil {
+		return 0, r, err
+	}
 	v := rules.Get(id)
+	if err := sized("rule", v, maxValueLen); err != nil {
+		return 0, r, err
+	}
 	if v == nil {
 		return 0, r, fmt.Errorf("rule %q: %w", id, gate.ErrNotFound)
 	}

@@ -72,6 +72,10 @@ type Options struct {
 	// other readers), for offline inspection such as `audit --verify`.
 	// Writes then fail. The file must already exist.
 	ReadOnly bool
+	// SkipCheck skips the structural check of the file on open (a read of
+	// every page in use; see checkFile). Only for benchmarks and tools that
+	// check otherwise: without it a damaged file can crash the process.
+	SkipCheck bool
 }
 
 // Store is a bbolt-backed gate.Store. It is safe for concurrent use; bbolt
@@ -132,9 +136,17 @@ func Open(path string, opts Options) (s *Store, err error) {
 		}
 		return nil, openError(path, err)
 	}
+	if !opts.SkipCheck {
+		// Checked under bbolt's lock, so no other writer changes the file
+		// under the reads.
+		if err := guard(func() error { return checkFile(path) }); err != nil {
+			_ = guard(db.Close)
+			return nil, fmt.Errorf("open store %s: file is damaged: %w", path, err)
+		}
+	}
 	s = &Store{db: db, path: path, readOnly: opts.ReadOnly}
 	if err := s.init(); err != nil {
-		_ = db.Close()
+		_ = guard(db.Close)
 		return nil, err
 	}
 	return s, nil
@@ -168,7 +180,7 @@ func (s *Store) init() error {
 			// A brand-new file has no buckets at all; anything else is some
 			// other program's database, which we must not scribble on.
 			if err := tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
-				return fmt.Errorf("not an approvalbot store (has bucket %q but no %s bucket)", name, bucketMeta)
+				return fmt.Errorf("not an approvalbot store (has bucket %s but no %s bucket)", short(name), bucketMeta)
 			}); err != nil {
 				return err
 			}
@@ -183,7 +195,7 @@ func (s *Store) init() error {
 		}
 		raw := meta.Get(metaSchema)
 		if len(raw) != 8 {
-			return fmt.Errorf("not an approvalbot store (bad schema version %x)", raw)
+			return fmt.Errorf("not an approvalbot store (bad schema version %s)", short(raw))
 		}
 		if v := binary.BigEndian.Uint64(raw); v > SchemaVersion {
 			return fmt.Errorf("%w: schema version %d, this build knows up to %d", gate.ErrStoreVersion, v, SchemaVersion)
@@ -315,4 +327,29 @@ func bucket(tx *bolt.Tx, name []byte) (*bolt.Bucket, error) {
 		return nil, fmt.Errorf("bucket %s missing (store damaged)", name)
 	}
 	return b, nil
+}
+
+// Size limits on what is read back. A damaged page can claim a key or value
+// of gigabytes; copying or quoting one would exhaust memory, so anything over
+// these limits is reported as damage instead. Writes respect the same limits.
+const (
+	maxKeyLen   = bolt.MaxKeySize // ids and keys: bbolt cannot store longer keys anyway
+	maxValueLen = 64 << 20        // one approval, rule, denial, value or audit entry
+)
+
+// sized returns an error if v is longer than limit.
+func sized(what string, v []byte, limit int) error {
+	if len(v) > limit {
+		return fmt.Errorf("%s is %d bytes, over the %d-byte limit (store damaged?)", what, len(v), limit)
+	}
+	return nil
+}
+
+// short renders raw bytes from the file for an error message, bounded.
+func short(b []byte) string {
+	const n = 32
+	if len(b) > n {
+		return fmt.Sprintf("%x...(%d bytes)", b[:n], len(b))
+	}
+	return fmt.Sprintf("%x", b)
 }

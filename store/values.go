@@ -24,6 +24,9 @@ func (s *Store) GetValue(ctx context.Context, key string) (string, error) {
 		if raw == nil {
 			return gate.ErrNotFound
 		}
+		if err := sized("value", raw, maxValueLen); err != nil {
+			return err
+		}
 		v = string(raw) // copies: raw is only valid inside the transaction
 		return nil
 	})
@@ -38,6 +41,9 @@ func (s *Store) GetValue(ctx context.Context, key string) (string, error) {
 func (s *Store) PutValue(ctx context.Context, key, value string) error {
 	if key == "" {
 		return fmt.Errorf("store: put value: empty key: %w", gate.ErrInvalid)
+	}
+	if len(value) > maxValueLen {
+		return fmt.Errorf("store: put value %q: %d bytes, over the %d-byte limit: %w", key, len(value), maxValueLen, gate.ErrInvalid)
 	}
 	return s.update(ctx, fmt.Sprintf("put value %q", key), func(tx *bolt.Tx) error {
 		b, err := bucket(tx, bucketValues)
