@@ -233,13 +233,20 @@ func FuzzEvaluateShell(f *testing.F) {
 	}
 	p := bashPolicy(f, r("Bash", "*", gate.Allow), r("Write", "*", gate.Allow))
 	f.Fuzz(func(t *testing.T, cmd string) {
-		ev := p.Evaluate(shellCall(cmd), gate.Env{})
+		call := shellCall(cmd)
+		ev := p.Evaluate(call, gate.Env{})
 		if !ev.Decision.Valid() {
 			t.Fatalf("invalid decision %q", ev.Decision)
 		}
 		if ev.Decision != gate.Allow {
 			return
 		}
+		// Analyze what the gate saw: JSON encoding replaces invalid UTF-8.
+		var in struct{ Command string }
+		if err := json.Unmarshal(call.Input, &in); err != nil {
+			t.Fatal(err)
+		}
+		cmd = in.Command
 		a := shell.Analyze(cmd, shell.Options{Cwd: "/work/proj", Home: "/home/u"})
 		if a.Unsafe != "" {
 			t.Fatalf("allowed an unsafe line (%s): %q", a.Unsafe, cmd)
