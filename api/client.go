@@ -25,6 +25,8 @@ type Client struct {
 	hc    *http.Client
 	// pollWait is the ?wait= of each long-poll in SubmitAndWait.
 	pollWait time.Duration
+	// via names the surface decisions come from ("cli" by default).
+	via string
 }
 
 // Option configures a Client.
@@ -37,13 +39,17 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc
 // WithPollWait sets how long each long-poll of SubmitAndWait waits (default 60s).
 func WithPollWait(d time.Duration) Option { return func(c *Client) { c.pollWait = d } }
 
+// WithVia sets the surface the client's decisions are recorded as coming
+// from ("cli" by default; `approvalbot watch` says "watch").
+func WithVia(via string) Option { return func(c *Client) { c.via = via } }
+
 // maxErrorBody bounds how much of an error answer the client reads.
 const maxErrorBody = 4 << 20
 
 // NewClient returns a client for the daemon at baseURL
 // ("http://127.0.0.1:8754"), sending token as a bearer token when set.
 func NewClient(baseURL, token string, opts ...Option) *Client {
-	c := &Client{base: strings.TrimRight(baseURL, "/"), token: token, pollWait: time.Minute}
+	c := &Client{base: strings.TrimRight(baseURL, "/"), token: token, pollWait: time.Minute, via: "cli"}
 	for _, o := range opts {
 		o(c)
 	}
@@ -278,13 +284,13 @@ func (c *Client) List(ctx context.Context, status gate.Status) ([]*gate.Approval
 // in scope ("" for the server's default, agent).
 func (c *Client) Approve(ctx context.Context, id string, always bool, scope gate.Scope, by string) (*gate.Approval, error) {
 	return c.approval(ctx, http.MethodPost, "/v1/approvals/"+url.PathEscape(id)+"/approve", nil,
-		approveRequest{Always: always, Scope: scope, By: by, Via: "cli"})
+		approveRequest{Always: always, Scope: scope, By: by, Via: c.via})
 }
 
 // Deny denies approval id with reason; stop also asks the agent to stop its turn.
 func (c *Client) Deny(ctx context.Context, id, reason string, stop bool, by string) (*gate.Approval, error) {
 	return c.approval(ctx, http.MethodPost, "/v1/approvals/"+url.PathEscape(id)+"/deny", nil,
-		denyRequest{Reason: reason, Stop: stop, By: by, Via: "cli"})
+		denyRequest{Reason: reason, Stop: stop, By: by, Via: c.via})
 }
 
 // Cancel closes a pending approval because its agent went away.

@@ -20,12 +20,12 @@ const clientTimeout = 30 * time.Second
 
 // clientFromEnv returns a client for the daemon at $APPROVALBOT_URL with
 // $APPROVALBOT_TOKEN.
-func clientFromEnv(e *env) *api.Client {
+func clientFromEnv(e *env, opts ...api.Option) *api.Client {
 	u := e.getenv("APPROVALBOT_URL")
 	if u == "" {
 		u = defaultURL
 	}
-	return api.NewClient(u, e.getenv("APPROVALBOT_TOKEN"))
+	return api.NewClient(u, e.getenv("APPROVALBOT_TOKEN"), opts...)
 }
 
 // clientFailed reports err from talking to the daemon and returns the exit code.

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"approvalbot/api"
 	"approvalbot/config"
 )
 
@@ -63,17 +62,10 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-func daemonURL(e *env) string {
-	if u := e.getenv("APPROVALBOT_URL"); u != "" {
-		return u
-	}
-	return "http://127.0.0.1:8754"
-}
-
 func healthOnly(ctx context.Context, e *env) int {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	h, err := api.NewClient(daemonURL(e), e.getenv("APPROVALBOT_TOKEN")).Health(ctx)
+	h, err := clientFromEnv(e).Health(ctx)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "unhealthy: %v\n", err)
 		return exitFailure
@@ -119,15 +111,16 @@ func doctor(ctx context.Context, e *env) []check {
 
 	hctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	h, err := api.NewClient(daemonURL(e), e.getenv("APPROVALBOT_TOKEN")).Health(hctx)
+	c := clientFromEnv(e)
+	h, err := c.Health(hctx)
 	switch {
 	case err != nil:
-		out = append(out, check{name: "daemon", msg: fmt.Sprintf("%s: %v", daemonURL(e), err),
+		out = append(out, check{name: "daemon", msg: fmt.Sprintf("%s: %v", c.BaseURL(), err),
 			fix: "start it with `approvalbot serve`, or set APPROVALBOT_URL (and APPROVALBOT_TOKEN) to where it runs"})
 	case !h.OK:
 		out = append(out, check{name: "daemon", msg: "unhealthy: " + h.RulesError, fix: "fix the rules file; the daemon reloads it"})
 	default:
-		out = append(out, check{name: "daemon", ok: true, msg: fmt.Sprintf("%s is healthy, %d pending", daemonURL(e), h.Pending)})
+		out = append(out, check{name: "daemon", ok: true, msg: fmt.Sprintf("%s is healthy, %d pending", c.BaseURL(), h.Pending)})
 	}
 	return out
 }
