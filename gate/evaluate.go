@@ -153,17 +153,34 @@ func ruleReason(ref RuleRef) string {
 	default:
 		verb = "ask by "
 	}
-	return verb + RefString(ref)
+	var b strings.Builder
+	b.Grow(len(verb) + refStringLen(ref))
+	b.WriteString(verb)
+	writeRef(&b, ref)
+	return b.String()
 }
 
 // RefString renders a rule reference as `file:line (tool: pattern)`.
 func RefString(ref RuleRef) string {
 	var b strings.Builder
+	b.Grow(refStringLen(ref))
+	writeRef(&b, ref)
+	return b.String()
+}
+
+// refStringLen is an upper bound of RefString's length, so it is built in
+// one allocation (evaluation is on every tool call's path).
+func refStringLen(ref RuleRef) int {
+	return len(ref.File) + len(ref.Layer) + len(ref.Tool) + len(ref.Pattern) + 24
+}
+
+func writeRef(b *strings.Builder, ref RuleRef) {
 	switch {
 	case ref.File != "" && ref.Line > 0:
+		var num [20]byte
 		b.WriteString(ref.File)
 		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(ref.Line))
+		b.Write(strconv.AppendInt(num[:0], int64(ref.Line), 10))
 	case ref.File != "":
 		b.WriteString(ref.File)
 	default:
@@ -178,7 +195,6 @@ func RefString(ref RuleRef) string {
 		}
 		b.WriteByte(')')
 	}
-	return b.String()
 }
 
 // evalShell judges each command and redirect write of a shell line.
