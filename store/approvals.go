@@ -114,48 +114,57 @@ func (s *Store) CreateApproval(ctx context.Context, a *gate.Approval) (*gate.App
 	}
 	var existing *gate.Approval
 	err := s.update(ctx, fmt.Sprintf("create approval %q", c.ID), func(tx *bolt.Tx) error {
-		ab, err := openApprovalBuckets(tx)
-		if err != nil {
-			return err
-		}
-		if ab.byID.Get([]byte(c.ID)) != nil {
-			return fmt.Errorf("id already used: %w", gate.ErrInvalid)
-		}
-		var key []byte
-		if c.IdempotencyKey != "" {
-			key = idemKey(c.Agent, c.IdempotencyKey)
-			if id := ab.byKey.Get(key); id != nil {
-				_, prev, err := ab.get(id)
-				switch {
-				case errors.Is(err, gate.ErrNotFound):
-					// A dangling index entry: the key is free.
-				case err != nil:
-					return fmt.Errorf("idempotency key %q: %w", c.IdempotencyKey, err)
-				case prev.Status == gate.StatusPending:
-					existing = prev
-					return fmt.Errorf("idempotency key %q is pending as %q: %w", c.IdempotencyKey, prev.ID, gate.ErrExists)
-				}
-			}
-		}
-		seq, err := ab.byID.NextSequence()
-		if err != nil {
-			return err
-		}
-		if err := ab.put(seq, &c); err != nil {
-			return err
-		}
-		if err := ab.bySeq.Put(u64(seq), []byte(c.ID)); err != nil {
-			return err
-		}
-		if key != nil {
-			return ab.byKey.Put(key, []byte(c.ID))
-		}
-		return nil
+		var err error
+		existing, err = createInTx(tx, &c)
+		return err
 	})
 	if err != nil {
 		return existing, err
 	}
 	return &c, nil
+}
+
+// createInTx is CreateApproval's transaction: it returns the pending
+// approval that blocks the key along with ErrExists.
+func createInTx(tx *bolt.Tx, c *gate.Approval) (*gate.Approval, error) {
+	ab, err := openApprovalBuckets(tx)
+	if err != nil {
+		return nil, err
+	}
+	if ab.byID.Get([]byte(c.ID)) != nil {
+		return nil, fmt.Errorf("id already used: %w", gate.ErrInvalid)
+	}
+	var key []byte
+	if c.IdempotencyKey != "" {
+		key = idemKey(c.Agent, c.IdempotencyKey)
+		if id := ab.byKey.Get(key); id != nil {
+			_, prev, err := ab.get(id)
+			switch {
+			case errors.Is(err, gate.ErrNotFound):
+				// A dangling index entry: the key is free.
+			case err != nil:
+				return nil, fmt.Errorf("idempotency key %q: %w", c.IdempotencyKey, err)
+			case prev.Status == gate.StatusPending:
+				return prev, fmt.Errorf("idempotency key %q is pending as %q: %w", c.IdempotencyKey, prev.ID, gate.ErrExists)
+			}
+		}
+	}
+	seq, err := ab.byID.NextSequence()
+	if err != nil {
+		return nil, err
+	}
+	if err := ab.put(seq, c); err != nil {
+		return nil, err
+	}
+	if err := ab.bySeq.Put(u64(seq), []byte(c.ID)); err != nil {
+		return nil, err
+	}
+	if key != nil {
+		if err := ab.byKey.Put(key, []byte(c.ID)); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
 }
 
 // GetApproval returns the approval with id, or an error wrapping

@@ -52,52 +52,55 @@ func auditHash(e gate.AuditEntry) (string, []byte, error) {
 // entry and stores it. The time is stored in UTC. The entry is returned as
 // stored.
 func (s *Store) AppendAudit(ctx context.Context, e gate.AuditEntry) (gate.AuditEntry, error) {
-	var out gate.AuditEntry
-	err := s.update(ctx, "append audit entry", func(tx *bolt.Tx) error {
-		b, err := bucket(tx, bucketAudit)
-		if err != nil {
-			return err
-		}
-		meta, err := bucket(tx, bucketMeta)
-		if err != nil {
-			return err
-		}
-		seq, err := b.NextSequence()
-		if err != nil {
-			return err
-		}
-		e.Seq, e.PrevHash, e.Hash = seq, "", ""
-		e.Time = e.Time.UTC()
-		if head := meta.Get(metaAuditHead); head != nil {
-			if len(head) < 8 || len(head) > 8+sha256.Size*2 {
-				return fmt.Errorf("audit head damaged")
-			}
-			e.PrevHash = string(head[8:])
-		}
-		if e.Hash, _, err = auditHash(e); err != nil {
-			return fmt.Errorf("encode: %w", err)
-		}
-		body, err := json.Marshal(e)
-		if err != nil {
-			return fmt.Errorf("encode: %w", err)
-		}
-		if err := sized("audit entry", body, maxValueLen); err != nil {
-			return fmt.Errorf("%w: %w", err, gate.ErrInvalid)
-		}
-		if err := b.Put(u64(seq), body); err != nil {
-			return err
-		}
-		if err := meta.Put(metaAuditHead, append(u64(seq), e.Hash...)); err != nil {
-			return err
-		}
-		// Return what a reader will see (encoding/json replaces invalid
-		// UTF-8, for one), not what the caller passed.
-		return json.Unmarshal(body, &out)
-	})
+	err := s.update(ctx, "append audit entry", func(tx *bolt.Tx) error { return appendInTx(tx, &e) })
 	if err != nil {
 		return gate.AuditEntry{}, err
 	}
-	return out, nil
+	return e, nil
+}
+
+// appendInTx is AppendAudit's transaction; it sets e to the entry as stored.
+func appendInTx(tx *bolt.Tx, e *gate.AuditEntry) error {
+	b, err := bucket(tx, bucketAudit)
+	if err != nil {
+		return err
+	}
+	meta, err := bucket(tx, bucketMeta)
+	if err != nil {
+		return err
+	}
+	seq, err := b.NextSequence()
+	if err != nil {
+		return err
+	}
+	e.Seq, e.PrevHash, e.Hash = seq, "", ""
+	e.Time = e.Time.UTC()
+	if head := meta.Get(metaAuditHead); head != nil {
+		if len(head) < 8 || len(head) > 8+sha256.Size*2 {
+			return fmt.Errorf("audit head damaged")
+		}
+		e.PrevHash = string(head[8:])
+	}
+	if e.Hash, _, err = auditHash(*e); err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	body, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	if err := sized("audit entry", body, maxValueLen); err != nil {
+		return fmt.Errorf("%w: %w", err, gate.ErrInvalid)
+	}
+	if err := b.Put(u64(seq), body); err != nil {
+		return err
+	}
+	if err := meta.Put(metaAuditHead, append(u64(seq), e.Hash...)); err != nil {
+		return err
+	}
+	// Return what a reader will see (encoding/json replaces invalid UTF-8,
+	// for one), not what the caller passed.
+	*e = gate.AuditEntry{}
+	return json.Unmarshal(body, e)
 }
 
 // ListAudit returns entries with Seq > after in order, at most limit (0: all).
