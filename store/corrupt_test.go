@@ -2,12 +2,16 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"approvalbot/gate"
 )
@@ -133,4 +137,64 @@ func TestCorruptFileNeverPanics(t *testing.T) {
 		}
 	}
 	t.Logf("%d damaged files, %d opens succeeded and were used", len(cases), opened)
+}
+
+// TestCheckRefusesCrashShapes builds the damage that would crash bbolt
+// itself (a cycle in the tree, an overflow count past the end of the file, a
+// child page out of range) and expects Open to refuse the file.
+func TestCheckRefusesCrashShapes(t *testing.T) {
+	s, path := openTest(t)
+	fillStore(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root uint64
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.View(func(tx *bolt.Tx) error {
+		root = uint64(tx.Bucket(bucketApprovals).RootPage())
+		if info, err := tx.Page(int(root)); err != nil || info.Type != "branch" {
+			return fmt.Errorf("approvals root page %d is %+v, %v; the test needs a branch page", root, info, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_ = db.Close()
+	const pageSize = 4096
+	off := int(root) * pageSize
+	tests := []struct {
+		name   string
+		damage func(b []byte)
+		want   string
+	}{
+		{"child points at its parent", func(b []byte) { binary.NativeEndian.PutUint64(b[off+16+8:], root) }, "reached twice"},
+		{"huge overflow", func(b []byte) { binary.NativeEndian.PutUint32(b[off+12:], 0xFFFFFFFF) }, "overflow"},
+		{"child out of range", func(b []byte) { binary.NativeEndian.PutUint64(b[off+16+8:], 1<<40) }, "outside the"},
+		{"element count too large", func(b []byte) { binary.NativeEndian.PutUint16(b[off+10:], 0xFFFF) }, "do not fit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "bad.db")
+			b := append([]byte(nil), good...)
+			tt.damage(b)
+			if err := os.WriteFile(p, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(p, Options{})
+			if err == nil {
+				_ = s.Close()
+				t.Fatal("Open accepted a damaged file")
+			}
+			if !strings.Contains(err.Error(), "damaged") || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), p) {
+				t.Errorf("Open: %v; want a damaged-file error naming the path and %q", err, tt.want)
+			}
+		})
+	}
 }
