@@ -174,6 +174,9 @@ func refStringLen(ref RuleRef) int {
 	return len(ref.File) + len(ref.Layer) + len(ref.Tool) + len(ref.Pattern) + 24
 }
 
+// maxToolShown is the longest tool glob shown whole in explanations.
+const maxToolShown = 32
+
 func writeRef(b *strings.Builder, ref RuleRef) {
 	switch {
 	case ref.File != "" && ref.Line > 0:
@@ -188,7 +191,14 @@ func writeRef(b *strings.Builder, ref RuleRef) {
 	}
 	if ref.Tool != "" || ref.Pattern != "" {
 		b.WriteString(" (")
-		b.WriteString(ref.Tool)
+		if len(ref.Tool) > maxToolShown {
+			// A long tool list ({Bash,bash,shell,...}) would drown the
+			// explanation; the RuleRef keeps it whole.
+			b.WriteString(ref.Tool[:maxToolShown-4])
+			b.WriteString("...}")
+		} else {
+			b.WriteString(ref.Tool)
+		}
 		if ref.Pattern != "" {
 			b.WriteString(": ")
 			b.WriteString(ref.Pattern)

@@ -195,12 +195,8 @@ func printCheck(w io.Writer, ev gate.Evaluation) {
 	fmt.Fprintf(w, "decision: %s\n", ev.Decision)
 	fmt.Fprintf(w, "reason:   %s\n", display(ev.Reason))
 	for _, v := range ev.Commands {
-		rule := ""
-		if v.Rule != nil && v.Rule.Layer != gate.LayerDefault {
-			rule = "  [" + display(gate.RefString(*v.Rule)) + "]"
-		}
-		label := v.Kind
-		fmt.Fprintf(w, "  %-5s %-7s %s\n        %s%s\n", v.Decision, label, display(v.Subject), display(v.Reason), rule)
+		// The reason names the rule (file:line and pattern).
+		fmt.Fprintf(w, "  %-5s %-7s %s\n                %s\n", v.Decision, v.Kind, display(v.Subject), display(v.Reason))
 	}
 	if ev.OutsideProject {
 		paths := make([]string, 0, len(ev.OutsidePaths))
