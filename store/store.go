@@ -136,6 +136,9 @@ func Open(path string, opts Options) (s *Store, err error) {
 		}
 		return nil, openError(path, err)
 	}
+	// Audit appends are batched; a short delay keeps a lone writer's
+	// latency low while concurrent ones still share a commit.
+	db.MaxBatchDelay = auditBatchDelay
 	if !opts.SkipCheck {
 		// Checked under bbolt's lock, so no other writer changes the file
 		// under the reads.
@@ -248,6 +251,23 @@ func (s *Store) update(ctx context.Context, what string, fn func(*bolt.Tx) error
 		return fmt.Errorf("store: %s: %w", what, err)
 	}
 	if err := guard(func() error { return s.db.Update(fn) }); err != nil {
+		return fmt.Errorf("store: %s: %w", what, err)
+	}
+	return nil
+}
+
+// auditBatchDelay is how long bbolt waits to gather concurrent audit
+// appends into one commit (its default is 10ms).
+const auditBatchDelay = time.Millisecond
+
+// batch runs fn in a read-write transaction that bbolt may share with other
+// concurrent batch calls (one fsync for all: group commit). fn may run more
+// than once, so it must only depend on the transaction.
+func (s *Store) batch(ctx context.Context, what string, fn func(*bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("store: %s: %w", what, err)
+	}
+	if err := guard(func() error { return s.db.Batch(fn) }); err != nil {
 		return fmt.Errorf("store: %s: %w", what, err)
 	}
 	return nil
