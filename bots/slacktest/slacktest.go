@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/gorilla/websocket"
@@ -69,6 +70,8 @@ func New(t interface{ Cleanup(func()) }) *Server {
 		c.Handle("/views.open", s.limited("views.open", s.viewsOpen))
 		c.Handle("/apps.connections.open", s.limited("apps.connections.open", s.connectionsOpen))
 		c.Handle("/socket", s.socket)
+		c.Handle("/auth.test", s.limited("auth.test", s.authTest))
+		c.Handle("/conversations.info", s.limited("conversations.info", s.conversationsInfo))
 	})
 	s.inner.Start()
 	t.Cleanup(func() {
@@ -189,6 +192,24 @@ func reply(w http.ResponseWriter, v map[string]any) {
 func fail(w http.ResponseWriter, code string) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": code})
+}
+
+// authTest answers auth.test for any token; make it refuse one with
+// Fail("auth.test", "invalid_auth").
+func (s *Server) authTest(w http.ResponseWriter, r *http.Request) {
+	reply(w, map[string]any{"url": "https://fake.slack.com/", "team": "Fake Team", "user": "approvalbot",
+		"team_id": "T0FAKE", "user_id": "U0BOT", "bot_id": "B0BOT"})
+}
+
+// conversationsInfo answers conversations.info: the bot is a member of every
+// channel whose id starts with "C", and of no other.
+func (s *Server) conversationsInfo(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil || r.FormValue("channel") == "" {
+		fail(w, "channel_not_found")
+		return
+	}
+	ch := r.FormValue("channel")
+	reply(w, map[string]any{"channel": map[string]any{"id": ch, "name": "approvals", "is_member": strings.HasPrefix(ch, "C")}})
 }
 
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
