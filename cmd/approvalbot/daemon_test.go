@@ -78,9 +78,15 @@ func (b *lockedBuffer) Write(p []byte) (int, error) {
 
 func startDaemon(t testing.TB, addr string, extraEnv ...string) *daemon {
 	t.Helper()
+	return startDaemonEnv(t, addr, append(os.Environ(), extraEnv...))
+}
+
+// startDaemonEnv starts `approvalbot serve` on addr with exactly env (plus
+// the listen address).
+func startDaemonEnv(t testing.TB, addr string, env []string) *daemon {
+	t.Helper()
 	cmd := exec.Command(binary(t), "serve")
-	cmd.Env = append(os.Environ(), "APPROVALBOT_LISTEN="+addr, "APPROVALBOT_LOG_LEVEL=debug")
-	cmd.Env = append(cmd.Env, extraEnv...)
+	cmd.Env = append(append([]string{}, env...), "APPROVALBOT_LISTEN="+addr, "APPROVALBOT_LOG_LEVEL=debug")
 	logs := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
