@@ -24,6 +24,15 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 // binary builds approvalbot once per test run and returns its path.
 func binary(t testing.TB) string {
 	t.Helper()
