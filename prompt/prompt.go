@@ -27,6 +27,19 @@ const (
 	BodyJSON    BodyKind = "json"    // any other tool's input, pretty-printed
 )
 
+// Label is the heading frontends show above a body of kind k.
+func (k BodyKind) Label() string {
+	switch k {
+	case BodyCommand:
+		return "Command"
+	case BodyDiff:
+		return "Diff"
+	case BodyContent:
+		return "New content"
+	}
+	return "Input"
+}
+
 // Field is one labelled fact of a prompt.
 type Field struct {
 	Name  string

@@ -160,7 +160,7 @@ func box(m Model, a *gate.Approval, bw, rows int, now time.Time, st Style) []str
 
 	var body []styled
 	if c.Body != "" {
-		body = append(body, styled{bodyLabel(c.BodyKind) + ":", sgrDim})
+		body = append(body, styled{c.BodyKind.Label() + ":", sgrDim})
 		for _, src := range strings.Split(c.Body, "\n") {
 			code := ""
 			if c.BodyKind == prompt.BodyDiff {
@@ -296,18 +296,6 @@ func hint(m Model, now time.Time) string {
 		return "type the reason · Enter deny · Backspace/Esc edit · ↑/↓ move · Ctrl+C quit"
 	}
 	return "↑/↓ Enter · 1 2 3 · a letter starts a deny reason · s Stop · Ctrl+C quit"
-}
-
-func bodyLabel(k prompt.BodyKind) string {
-	switch k {
-	case prompt.BodyCommand:
-		return "Command"
-	case prompt.BodyDiff:
-		return "Diff"
-	case prompt.BodyContent:
-		return "Content"
-	}
-	return "Input"
 }
 
 // countdown phrases the time left before deadline.

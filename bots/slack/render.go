@@ -128,7 +128,7 @@ func render(a *gate.Approval, now time.Time, note string) view {
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(":warning: *"+t+"*"), nil, nil))
 	}
 	if c.Body != "" {
-		label := "*" + bodyLabel(c.BodyKind) + "*\n"
+		label := "*" + c.BodyKind.Label() + "*\n"
 		code, cut := escapedCut(c.Body, maxSectionText-sectionHeadroom, EscapeCode)
 		v.Cut = cut
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(label+codeBlock(code)), nil, nil))
@@ -174,18 +174,6 @@ func headerText(s gate.Status) string {
 		return "Cancelled"
 	}
 	return "Closed"
-}
-
-func bodyLabel(k prompt.BodyKind) string {
-	switch k {
-	case prompt.BodyCommand:
-		return "Command"
-	case prompt.BodyDiff:
-		return "Diff"
-	case prompt.BodyContent:
-		return "Content"
-	}
-	return "Input"
 }
 
 // actions returns the buttons of a pending prompt.
