@@ -95,6 +95,25 @@ type Outbox struct {
 	closed      bool
 	queues      map[string]*queue
 	overallNext time.Time
+	onFailure   func(retrying bool)
+}
+
+// OnFailure sets f to hear of every failed send: retrying is true when the
+// outbox will try again, false when the failure is permanent. Metrics use
+// it (frontend send errors and retries).
+func (o *Outbox) OnFailure(f func(retrying bool)) {
+	o.mu.Lock()
+	o.onFailure = f
+	o.mu.Unlock()
+}
+
+func (o *Outbox) failed(retrying bool) {
+	o.mu.Lock()
+	f := o.onFailure
+	o.mu.Unlock()
+	if f != nil {
+		f(retrying)
+	}
 }
 
 type queue struct {
@@ -228,8 +247,10 @@ func (o *Outbox) run(q *queue, it *item) error {
 		}
 		if IsPermanent(err) {
 			o.logger.Warn("outbox: send failed permanently", "dest", q.dest.Key, "err", err)
+			o.failed(false)
 			return err
 		}
+		o.failed(true)
 		var ra *RetryAfter
 		wait := o.backoff(attempt)
 		if errors.As(err, &ra) {

@@ -262,3 +262,37 @@ func TestCloseFailsQueuedAndLeaksNothing(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestOnFailureCounts: the failure hook hears each retry and each permanent
+// failure, and nothing for a success.
+func TestOnFailureCounts(t *testing.T) {
+	o := newTest(t, Limits{BackoffMin: time.Millisecond, BackoffMax: time.Millisecond})
+	var mu sync.Mutex
+	retries, permanent := 0, 0
+	o.OnFailure(func(retrying bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if retrying {
+			retries++
+		} else {
+			permanent++
+		}
+	})
+	var r recorder
+	if err := o.Send(t.Context(), Dest{Key: "c"}, r.job(0, func(call int) error {
+		if call <= 3 {
+			return errors.New("connection reset")
+		}
+		return nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Send(t.Context(), Dest{Key: "c"}, r.job(1, func(int) error { return Permanent(errors.New("bad")) })); !IsPermanent(err) {
+		t.Fatalf("permanent job: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if retries != 3 || permanent != 1 {
+		t.Errorf("retries %d permanent %d, want 3 and 1", retries, permanent)
+	}
+}

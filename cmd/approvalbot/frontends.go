@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 
+	"approvalbot/api"
 	"approvalbot/bots/slack"
 	"approvalbot/bots/telegram"
 	"approvalbot/config"
@@ -24,7 +25,7 @@ type frontends struct {
 // startFrontends builds the configured chat frontends, registers them with
 // the gate (before gate.Start, so restart replay reaches them) and starts
 // their loops on ctx.
-func startFrontends(ctx context.Context, e *env, s config.Settings, g *gate.Gate, logger *slog.Logger) (*frontends, error) {
+func startFrontends(ctx context.Context, e *env, s config.Settings, g *gate.Gate, m *api.Metrics, logger *slog.Logger) (*frontends, error) {
 	f := &frontends{handlers: map[string]http.Handler{}}
 	if s.TelegramToken != "" {
 		bot, err := telegram.New(telegram.Config{
@@ -38,6 +39,7 @@ func startFrontends(ctx context.Context, e *env, s config.Settings, g *gate.Gate
 		if err != nil {
 			return nil, fmt.Errorf("telegram: %w", err)
 		}
+		bot.OnSendFailure(sendFailures(m, "telegram"))
 		g.AddNotifier(bot)
 		if s.TelegramWebhookURL != "" {
 			f.handlers["/telegram/webhook"] = bot.WebhookHandler()
@@ -61,6 +63,7 @@ func startFrontends(ctx context.Context, e *env, s config.Settings, g *gate.Gate
 		if err != nil {
 			return nil, fmt.Errorf("slack: %w", err)
 		}
+		bot.OnSendFailure(sendFailures(m, "slack"))
 		g.AddNotifier(bot)
 		if s.SlackSigningSecret != "" {
 			f.handlers["/slack/"] = bot.Handler()
@@ -68,6 +71,17 @@ func startFrontends(ctx context.Context, e *env, s config.Settings, g *gate.Gate
 		f.run(ctx, "slack", bot.Run, bot.Close, logger)
 	}
 	return f, nil
+}
+
+// sendFailures counts a frontend's failed sends in the metrics.
+func sendFailures(m *api.Metrics, frontend string) func(retrying bool) {
+	return func(retrying bool) {
+		if retrying {
+			m.SendRetry(frontend)
+		} else {
+			m.SendError(frontend)
+		}
+	}
 }
 
 // run starts a frontend's loop; close runs after the loop has returned.

@@ -150,7 +150,7 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	fe, err := startFrontends(runCtx, e, s, g, logger)
+	fe, err := startFrontends(runCtx, e, s, g, metrics, logger)
 	if err != nil {
 		return usageError{err}
 	}
