@@ -109,7 +109,7 @@ func (s *evalState) judge(tool string, subj *subject) RuleRef {
 	if s.agentRules != nil {
 		a = lastMatch(s.agentRules, tool, subj)
 	}
-	st := lastMatch(s.p.static, tool, subj)
+	st := lastPatternMatch(s.p.staticFor(tool), subj)
 	switch {
 	case a != nil && a.ref.Action == Deny:
 		return a.ref

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gobwas/glob"
 )
@@ -50,6 +52,34 @@ type Policy struct {
 	kinds     map[string]ToolKind
 	protected []string
 	home      string
+
+	// byTool caches, per tool name, the static rules whose tool glob
+	// matches it, so each sub-command of a call only matches patterns.
+	// The policy never changes once compiled, so entries never go stale.
+	byTool  sync.Map // string -> []*rule
+	byToolN atomic.Int32
+}
+
+// maxToolCache bounds byTool: tool names come from agents.
+const maxToolCache = 1024
+
+// staticFor returns the static rules that apply to tool, in file order.
+func (p *Policy) staticFor(tool string) []*rule {
+	if v, ok := p.byTool.Load(tool); ok {
+		return v.([]*rule)
+	}
+	var rs []*rule
+	for _, r := range p.static {
+		if r.tool.match(tool) {
+			rs = append(rs, r)
+		}
+	}
+	if p.byToolN.Load() < maxToolCache {
+		if _, loaded := p.byTool.LoadOrStore(tool, rs); !loaded {
+			p.byToolN.Add(1)
+		}
+	}
+	return rs
 }
 
 // rule is a compiled RuleSpec.
@@ -312,16 +342,28 @@ func homePrefix(s string) (string, bool) {
 func lastMatch(rules []*rule, tool string, subj *subject) *rule {
 	for i := len(rules) - 1; i >= 0; i-- {
 		r := rules[i]
-		if !r.tool.match(tool) {
-			continue
-		}
-		if subj.path != nil {
-			if r.pattern.matchPath(subj.path) {
-				return r
-			}
-		} else if r.pattern.match(subj.text) {
+		if r.tool.match(tool) && r.matches(subj) {
 			return r
 		}
 	}
 	return nil
+}
+
+// lastPatternMatch is lastMatch for rules already filtered by tool
+// (Policy.staticFor).
+func lastPatternMatch(rules []*rule, subj *subject) *rule {
+	for i := len(rules) - 1; i >= 0; i-- {
+		if r := rules[i]; r.matches(subj) {
+			return r
+		}
+	}
+	return nil
+}
+
+// matches reports whether r's pattern matches the subject.
+func (r *rule) matches(subj *subject) bool {
+	if subj.path != nil {
+		return r.pattern.matchPath(subj.path)
+	}
+	return r.pattern.match(subj.text)
 }
