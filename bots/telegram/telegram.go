@@ -296,6 +296,9 @@ func (b *Bot) loadOffset(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// minEmptyPoll is the least time between two polls that found nothing.
+const minEmptyPoll = 200 * time.Millisecond
+
 // poll is the getUpdates loop.
 func (b *Bot) poll(ctx context.Context, offset int) error {
 	backoff := time.Second
@@ -305,6 +308,7 @@ func (b *Bot) poll(ctx context.Context, offset int) error {
 		if cfg.Timeout < 1 {
 			cfg.Timeout = 1
 		}
+		started := time.Now()
 		updates, err := b.apiFor(ctx).GetUpdates(cfg)
 		if ctx.Err() != nil {
 			return nil
@@ -324,6 +328,14 @@ func (b *Bot) poll(ctx context.Context, offset int) error {
 			continue
 		}
 		backoff = time.Second
+		if len(updates) == 0 && time.Since(started) < minEmptyPoll {
+			// Telegram holds an empty poll for the whole timeout; a server
+			// that answers at once (a proxy, an emulator) must not make
+			// this loop spin.
+			if sleepCtx(ctx, minEmptyPoll-time.Since(started)) != nil {
+				return nil
+			}
+		}
 		for _, u := range updates {
 			if u.UpdateID < offset {
 				continue
