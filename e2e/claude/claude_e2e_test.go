@@ -1,0 +1,291 @@
+//go:build e2e
+
+package claudee2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"approvalbot/api"
+	"approvalbot/gate"
+)
+
+// claudeRunTimeout bounds each claude run.
+const claudeRunTimeout = 60 * time.Second
+
+// rules for the daemon: touch is allowed, mkdir denied, everything else asks.
+const rules = `{
+  "*": "ask",
+  "Bash": { "*": "ask", "touch *": "allow", "mkdir *": "deny" }
+}`
+
+// harness is a running daemon, the fake model and a Claude Code settings file.
+type harness struct {
+	t        *testing.T
+	bin      string // approvalbot
+	claude   string
+	url      string
+	fake     *FakeAnthropic
+	fakeURL  string
+	home     string
+	work     string
+	settings string
+	client   *api.Client
+}
+
+func claudeBin(t *testing.T) string {
+	if p := os.Getenv("CLAUDE_BIN"); p != "" {
+		return p
+	}
+	p, err := filepath.Abs(filepath.Join(".prefix", "node_modules", ".bin", "claude"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("Claude Code CLI not found at %s: run e2e/claude/setup.sh first (or set CLAUDE_BIN)", p)
+	}
+	return p
+}
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// buildApprovalbot builds the binary once per test binary run.
+func buildApprovalbot(t *testing.T, dir string) string {
+	bin := filepath.Join(dir, "approvalbot")
+	cmd := exec.Command("go", "build", "-o", bin, "approvalbot/cmd/approvalbot")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	root := t.TempDir()
+	h := &harness{t: t, claude: claudeBin(t), home: filepath.Join(root, "home"), work: filepath.Join(root, "work")}
+	for _, d := range []string{h.home, h.work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.bin = buildApprovalbot(t, root)
+
+	rulesPath := filepath.Join(root, "rules.jsonc")
+	if err := os.WriteFile(rulesPath, []byte(rules), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	h.url = "http://" + addr
+	ctx, cancel := context.WithCancel(context.Background())
+	serve := exec.CommandContext(ctx, h.bin, "serve")
+	serve.Env = append(os.Environ(),
+		"HOME="+h.home,
+		"APPROVALBOT_DATA_DIR="+filepath.Join(root, "data"),
+		"APPROVALBOT_LISTEN="+addr,
+		"APPROVALBOT_RULES="+rulesPath,
+		"APPROVALBOT_TIMEOUT=2m",
+	)
+	var serveLog bytes.Buffer
+	serve.Stdout, serve.Stderr = &serveLog, &serveLog
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = serve.Wait()
+		if t.Failed() {
+			t.Logf("approvalbot serve log:\n%s", serveLog.String())
+		}
+	})
+	h.client = api.NewClient(h.url, "")
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		hctx, hcancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := h.client.Health(hctx)
+		hcancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon did not come up: %v\n%s", err, serveLog.String())
+		}
+		time.Sleep(50 * time.Millisecond) // polling for readiness, bounded by the deadline
+	}
+
+	h.fake = NewFakeAnthropic()
+	srv := httptest.NewServer(h.fake)
+	t.Cleanup(srv.Close)
+	h.fakeURL = srv.URL
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("fake Anthropic API log:\n%s", h.fake.Log())
+		}
+	})
+
+	// The README's settings block, with a shorter hook deadline for the test.
+	settings := map[string]any{
+		"hooks": map[string]any{
+			"PreToolUse": []any{map[string]any{
+				"matcher": "Bash",
+				"hooks": []any{map[string]any{
+					"type":      "command",
+					"command":   h.bin + " hook claude --timeout 50s",
+					"timeout":   55,
+					"onFailure": "block",
+				}},
+			}},
+		},
+	}
+	b, _ := json.Marshal(settings)
+	h.settings = filepath.Join(root, "settings.json")
+	if err := os.WriteFile(h.settings, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// claudeP runs `claude -p` with a prompt that makes the fake model ask for command.
+func (h *harness) claudeP(ctx context.Context, command string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, claudeRunTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, h.claude, "-p", "Please do this: APPROVALBOT_E2E_RUN[["+command+"]]",
+		"--settings", h.settings, "--model", "claude-sonnet-4-5", "--output-format", "text")
+	cmd.Dir = h.work
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + h.home,
+		"ANTHROPIC_BASE_URL=" + h.fakeURL,
+		"ANTHROPIC_API_KEY=sk-ant-e2e-dummy",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DISABLE_TELEMETRY=1",
+		"APPROVALBOT_URL=" + h.url,
+	}
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return string(out), fmt.Errorf("claude did not finish in %s", claudeRunTimeout)
+	}
+	return string(out), err
+}
+
+// lastResult returns the single tool_result the fake model received.
+func (h *harness) lastResult(out string) ToolResult {
+	h.t.Helper()
+	rs := h.fake.ToolResults()
+	if len(rs) == 0 {
+		h.t.Fatalf("the model never received a tool_result; claude said:\n%s", out)
+	}
+	return rs[len(rs)-1]
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func TestClaudeCodeAllowedCommandRuns(t *testing.T) {
+	h := newHarness(t)
+	marker := filepath.Join(h.work, "allowed-marker")
+	out, err := h.claudeP(context.Background(), "touch "+marker)
+	if err != nil {
+		t.Fatalf("claude: %v\n%s", err, out)
+	}
+	if !exists(marker) {
+		t.Fatalf("allowed command did not run; claude said:\n%s", out)
+	}
+	if r := h.lastResult(out); r.IsError {
+		t.Fatalf("tool_result is an error: %q", r.Content)
+	}
+}
+
+func TestClaudeCodeDeniedCommandDoesNotRun(t *testing.T) {
+	h := newHarness(t)
+	marker := filepath.Join(h.work, "denied-dir")
+	out, err := h.claudeP(context.Background(), "mkdir "+marker)
+	if err != nil {
+		t.Fatalf("claude: %v\n%s", err, out)
+	}
+	if exists(marker) {
+		t.Fatal("denied command ran")
+	}
+	r := h.lastResult(out)
+	if !strings.Contains(r.Content, "approvalbot: denied by rule") || !strings.Contains(r.Content, "mkdir") {
+		t.Fatalf("the model did not see approvalbot's reason; tool_result: %q", r.Content)
+	}
+}
+
+func TestClaudeCodeAskedCommandRunsOnlyAfterApproval(t *testing.T) {
+	h := newHarness(t)
+	src := filepath.Join(h.work, "src")
+	if err := os.WriteFile(src, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(h.work, "asked-marker")
+	type res struct {
+		out string
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		out, err := h.claudeP(context.Background(), "cp "+src+" "+marker)
+		done <- res{out, err}
+	}()
+
+	// Wait for the prompt to be pending, then check nothing ran yet.
+	ctx, cancel := context.WithTimeout(context.Background(), claudeRunTimeout)
+	defer cancel()
+	var pending *gate.Approval
+	for pending == nil {
+		list, err := h.client.List(ctx, gate.StatusPending)
+		if err != nil {
+			t.Fatalf("list pending: %v", err)
+		}
+		if len(list) > 0 {
+			pending = list[0]
+			break
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("claude ended before asking: %v\n%s", r.err, r.out)
+		case <-ctx.Done():
+			t.Fatal("no pending approval appeared")
+		case <-time.After(100 * time.Millisecond): // poll interval, bounded by ctx
+		}
+	}
+	if pending.Tool != "Bash" || !strings.Contains(string(pending.Input), "asked-marker") || pending.Agent != "claude-code" {
+		t.Fatalf("pending approval %+v", pending)
+	}
+	if exists(marker) {
+		t.Fatal("asked command ran before approval")
+	}
+	if _, err := h.client.Approve(ctx, pending.ID, false, "", "e2e-tester"); err != nil {
+		t.Fatalf("approve: %v", err)
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("claude: %v\n%s", r.err, r.out)
+	}
+	if !exists(marker) {
+		t.Fatalf("approved command did not run; claude said:\n%s", r.out)
+	}
+	if tr := h.lastResult(r.out); tr.IsError {
+		t.Fatalf("tool_result is an error: %q", tr.Content)
+	}
+}
