@@ -79,7 +79,7 @@ func TestFakeAnthropicRecordsToolResult(t *testing.T) {
 	  {"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"mkdir d"}}]},
 	  {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","is_error":true,"content":[{"type":"text","text":"approvalbot: denied by rule"}]}]}]}`)
 	var msg struct {
-		Content []struct{ Type, Text string }
+		Content    []struct{ Type, Text string }
 		StopReason string `json:"stop_reason"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
