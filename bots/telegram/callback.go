@@ -48,6 +48,9 @@ func errPermanent(err error) error {
 // gate, so buttons sent before a restart work the same.
 func (b *Bot) onCallback(ctx context.Context, q *tgbotapi.CallbackQuery) {
 	cb, ok := parseCallback(q.Data)
+	if q.From == nil {
+		return // channel posts have no presser; nothing to authorize
+	}
 	if !ok {
 		b.answer(ctx, q, "Unknown button.", true)
 		return
