@@ -50,13 +50,6 @@ func fitEscaped(s string, budget int) (string, int) {
 	return b.String(), 0
 }
 
-var bodyLabels = map[prompt.BodyKind]string{
-	prompt.BodyCommand: "Command",
-	prompt.BodyDiff:    "Diff",
-	prompt.BodyContent: "New content",
-	prompt.BodyJSON:    "Input",
-}
-
 // rendered is a message ready to send.
 type rendered struct {
 	HTML string
@@ -91,7 +84,7 @@ func renderPrompt(c prompt.Content, status string, limit int) rendered {
 	if c.Body == "" {
 		return rendered{HTML: strings.TrimSuffix(head.String()+tail.String(), "\n")}
 	}
-	label := "\n<b>" + esc(bodyLabels[c.BodyKind]) + "</b>\n<pre>"
+	label := "\n<b>" + esc(c.BodyKind.Label()) + "</b>\n<pre>"
 	fixed := textLen(head.String()) + textLen(label) + textLen("</pre>") + textLen(tail.String())
 	body, missing := fitEscaped(c.Body, limit-fixed)
 	if missing == 0 {
