@@ -119,6 +119,8 @@ func TestClaudeHookCallFromPayloads(t *testing.T) {
 	}{
 		{"claude_2.1_pretooluse_bash.json", gate.Call{Agent: "dev", SessionID: "9f0c5a52-3c1e-4a55-9d8e-2b1f4b0f7a11", Tool: "Bash", Cwd: "/home/dev/proj", IdempotencyKey: "toolu_01ABCDEFGHJKMNPQRSTVWXYZ",
 			Input: json.RawMessage(`{"command":"git push origin main","description":"Push to origin"}`)}},
+		{"claude_2.1.330_pretooluse_recorded.json", gate.Call{Agent: "dev", SessionID: "494cba24-17d2-478d-b861-9f334f80ea7a", Tool: "Bash", Cwd: "/tmp/rec/work", IdempotencyKey: "toolu_e2e_001",
+			Input: json.RawMessage(`{"command":"touch /tmp/rec/x1","description":"e2e command"}`)}},
 		{"claude_1.0_pretooluse_minimal.json", gate.Call{Agent: "dev", SessionID: "abc123", Tool: "Bash", Input: json.RawMessage(`{"command": "rm -rf build"}`)}},
 		{"claude_1.0_pretooluse_cwd.json", gate.Call{Agent: "dev", SessionID: "abc123", Tool: "Write", Cwd: "/home/dev/proj",
 			Input: json.RawMessage(`{"file_path":"/home/dev/proj/.env","content":"SECRET=1\n"}`)}},

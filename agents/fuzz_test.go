@@ -90,7 +90,7 @@ func FuzzCodexHook(f *testing.F) {
 // every output line is a JSON-RPC response, and an allow comes only from a
 // well-formed tools/call of the approve tool.
 func FuzzMCPMessage(f *testing.F) {
-	b, err := os.ReadFile(filepath.Join("testdata", "mcp_claude_session.jsonl"))
+	b, err := os.ReadFile(filepath.Join("testdata", "mcp_claude_2.1.330_session.jsonl"))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -91,11 +91,20 @@ func permission(t *testing.T, resp map[string]any) map[string]any {
 func TestMCPRecordedClaudeSession(t *testing.T) {
 	f := &fakeDecider{answer: answerWith(apApproved)}
 	s := startMCP(t, f, Options{Agent: "claude-code", Cwd: "/home/dev/proj"})
-	lines := strings.Split(strings.TrimSpace(string(readTestdata(t, "mcp_claude_session.jsonl"))), "\n")
-
+	// Recorded from Claude Code 2.1.330: a server/discover probe (a newer MCP
+	// revision), then the classic initialize handshake.
+	lines := strings.Split(strings.TrimSpace(string(readTestdata(t, "mcp_claude_2.1.330_session.jsonl"))), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d recorded lines", len(lines))
+	}
+	s.send(lines[0]) // server/discover: unknown here, so Claude falls back to initialize
+	if probe := s.recv(); probe["id"] != "server-discover-probe-1" || path(probe, "error.code") != float64(rpcMethodNotFound) {
+		t.Fatalf("discover probe: %v", probe)
+	}
+	lines = lines[1:]
 	s.send(lines[0]) // initialize
 	init := s.recv()
-	if path(init, "id") != float64(0) || path(init, "result.protocolVersion") != "2025-06-18" ||
+	if path(init, "id") != float64(0) || path(init, "result.protocolVersion") != "2025-11-25" ||
 		path(init, "result.serverInfo.name") != "approvalbot" || path(init, "result.capabilities.tools") == nil {
 		t.Fatalf("initialize: %v", init)
 	}
@@ -121,12 +130,12 @@ func TestMCPRecordedClaudeSession(t *testing.T) {
 	if d["behavior"] != "allow" {
 		t.Fatalf("decision %v", d)
 	}
-	if got, _ := json.Marshal(d["updatedInput"]); string(got) != `{"command":"echo hi","description":"Say hi"}` {
+	if got, _ := json.Marshal(d["updatedInput"]); string(got) != `{"command":"touch /tmp/rec/x2","description":"e2e command"}` {
 		t.Errorf("updatedInput %s, want the original input", got)
 	}
 	s.close()
 	calls, _ := f.recorded()
-	if len(calls) != 1 || calls[0].Tool != "Bash" || calls[0].IdempotencyKey != "toolu_01X" || calls[0].Agent != "claude-code" || calls[0].Cwd != "/home/dev/proj" {
+	if len(calls) != 1 || calls[0].Tool != "Bash" || calls[0].IdempotencyKey != "toolu_e2e_003" || calls[0].Agent != "claude-code" || calls[0].Cwd != "/home/dev/proj" {
 		t.Fatalf("calls %+v", calls)
 	}
 }
