@@ -57,7 +57,7 @@ func claudeBin(t *testing.T) string {
 	return p
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func freeAddr(t *testing.T) string {
 }
 
 // buildApprovalbot builds the binary once per test binary run.
-func buildApprovalbot(t *testing.T, dir string) string {
+func buildApprovalbot(t testing.TB, dir string) string {
 	bin := filepath.Join(dir, "approvalbot")
 	cmd := exec.Command("go", "build", "-o", bin, "approvalbot/cmd/approvalbot")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -85,49 +85,7 @@ func newHarness(t *testing.T) *harness {
 			t.Fatal(err)
 		}
 	}
-	h.bin = buildApprovalbot(t, root)
-
-	rulesPath := filepath.Join(root, "rules.jsonc")
-	if err := os.WriteFile(rulesPath, []byte(rules), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	addr := freeAddr(t)
-	h.url = "http://" + addr
-	ctx, cancel := context.WithCancel(context.Background())
-	serve := exec.CommandContext(ctx, h.bin, "serve")
-	serve.Env = append(os.Environ(),
-		"HOME="+h.home,
-		"APPROVALBOT_DATA_DIR="+filepath.Join(root, "data"),
-		"APPROVALBOT_LISTEN="+addr,
-		"APPROVALBOT_RULES="+rulesPath,
-		"APPROVALBOT_TIMEOUT=2m",
-	)
-	var serveLog bytes.Buffer
-	serve.Stdout, serve.Stderr = &serveLog, &serveLog
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = serve.Wait()
-		if t.Failed() {
-			t.Logf("approvalbot serve log:\n%s", serveLog.String())
-		}
-	})
-	h.client = api.NewClient(h.url, "")
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		hctx, hcancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := h.client.Health(hctx)
-		hcancel()
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("daemon did not come up: %v\n%s", err, serveLog.String())
-		}
-		time.Sleep(50 * time.Millisecond) // polling for readiness, bounded by the deadline
-	}
+	h.bin, h.url, h.client = startDaemon(t, root)
 
 	h.fake = NewFakeAnthropic()
 	srv := httptest.NewServer(h.fake)
@@ -287,5 +245,57 @@ func TestClaudeCodeAskedCommandRunsOnlyAfterApproval(t *testing.T) {
 	}
 	if tr := h.lastResult(r.out); tr.IsError {
 		t.Fatalf("tool_result is an error: %q", tr.Content)
+	}
+}
+
+// startDaemon builds approvalbot and runs `approvalbot serve` with the test
+// rules on a free loopback port, until the test ends.
+func startDaemon(t testing.TB, root string) (bin, url string, client *api.Client) {
+	t.Helper()
+	bin = buildApprovalbot(t, root)
+	home := filepath.Join(root, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rulesPath := filepath.Join(root, "rules.jsonc")
+	if err := os.WriteFile(rulesPath, []byte(rules), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	url = "http://" + addr
+	ctx, cancel := context.WithCancel(context.Background())
+	serve := exec.CommandContext(ctx, bin, "serve")
+	serve.Env = append(os.Environ(),
+		"HOME="+home,
+		"APPROVALBOT_DATA_DIR="+filepath.Join(root, "data"),
+		"APPROVALBOT_LISTEN="+addr,
+		"APPROVALBOT_RULES="+rulesPath,
+		"APPROVALBOT_TIMEOUT=2m",
+	)
+	var serveLog bytes.Buffer
+	serve.Stdout, serve.Stderr = &serveLog, &serveLog
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = serve.Wait()
+		if t.Failed() {
+			t.Logf("approvalbot serve log:\n%s", serveLog.String())
+		}
+	})
+	client = api.NewClient(url, "")
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		hctx, hcancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := client.Health(hctx)
+		hcancel()
+		if err == nil {
+			return bin, url, client
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon did not come up: %v\n%s", err, serveLog.String())
+		}
+		time.Sleep(50 * time.Millisecond) // polling for readiness, bounded by the deadline
 	}
 }
