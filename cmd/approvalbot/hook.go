@@ -69,15 +69,6 @@ func (f *adapterFlags) options(e *env, defaultAgent string) (agents.Options, err
 	return o, nil
 }
 
-// adapterClient is the API client the adapters decide through.
-func adapterClient(e *env) *api.Client {
-	u := e.getenv("APPROVALBOT_URL")
-	if u == "" {
-		u = defaultURL
-	}
-	return api.NewClient(u, e.getenv("APPROVALBOT_TOKEN"))
-}
-
 // adapterLogger logs to stderr (stdout belongs to the agent's protocol) at
 // APPROVALBOT_LOG_LEVEL, default warn.
 func adapterLogger(e *env) *slog.Logger {
@@ -138,9 +129,9 @@ func runHook(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	if kind == "codex" {
-		return agents.RunCodexHook(ctx, adapterClient(e), o, e.stdin, e.stdout, e.stderr)
+		return agents.RunCodexHook(ctx, clientFromEnv(e), o, e.stdin, e.stdout, e.stderr)
 	}
-	return agents.RunClaudeHook(ctx, adapterClient(e), o, e.stdin, e.stdout, e.stderr)
+	return agents.RunClaudeHook(ctx, clientFromEnv(e), o, e.stdin, e.stdout, e.stderr)
 }
 
 func newHookFlags(out io.Writer, kind string) *flag.FlagSet {

@@ -46,7 +46,7 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	if wd, err := os.Getwd(); err == nil {
 		o.Cwd = wd // Claude Code starts the server in the project directory
 	}
-	srv := agents.NewMCPServer(adapterClient(e), o, mcpServerVersion())
+	srv := agents.NewMCPServer(clientFromEnv(e), o, mcpServerVersion())
 	if err := srv.Serve(ctx, e.stdin, e.stdout); err != nil {
 		o.Logger.Error("mcp server stopped", "err", err)
 		return exitFailure
