@@ -72,18 +72,9 @@ func (s *subscriber) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-s.stopped:
-			// Deliver what was queued before the close, then end.
-			s.mu.Lock()
-			rest := s.queue
-			s.queue = nil
-			s.mu.Unlock()
-			for _, e := range rest {
-				select {
-				case s.out <- e:
-				case <-ctx.Done():
-					return
-				}
-			}
+			// Dropped or the gate closed: end the stream at once (a consumer
+			// that stopped reading must not keep this goroutine); a new
+			// subscription replays what is pending.
 			return
 		}
 	}
