@@ -47,18 +47,9 @@ type permissionDecision struct {
 // invocation: it reads the payload from stdin, waits for the decision and
 // writes the hook JSON to stdout. It returns the process exit code.
 func RunClaudeHook(ctx context.Context, d Decider, o Options, stdin io.Reader, stdout, stderr io.Writer) int {
-	in, err := parseHookInput(stdin)
-	var v Verdict
-	switch {
-	case err != nil:
-		v = deny("could not read the hook input, denied to be safe: %s", clip(err.Error()))
-	case in.HookEventName != "" && in.HookEventName != eventPreToolUse && in.HookEventName != eventPermissionRequest:
-		// Not an event that decides on a tool call: exit 2 blocks it if the
-		// event can be blocked at all.
-		fmt.Fprintf(stderr, "approvalbot: hook event %q is not supported; configure it on PreToolUse or PermissionRequest\n", clip(in.HookEventName))
+	in, v, ok := hookVerdict(ctx, d, o, stdin, stderr)
+	if !ok {
 		return 2
-	default:
-		v = decide(ctx, d, in.call(o), o)
 	}
 	if err := writeJSON(stdout, claudeAnswer(in.HookEventName, v)); err != nil {
 		fmt.Fprintln(stderr, err)

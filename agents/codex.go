@@ -27,16 +27,9 @@ type codexOutput struct {
 // invocation. It never answers ask: Codex would run the tool.
 func RunCodexHook(ctx context.Context, d Decider, o Options, stdin io.Reader, stdout, stderr io.Writer) int {
 	o.OnError = gate.Deny
-	in, err := parseHookInput(stdin)
-	var v Verdict
-	switch {
-	case err != nil:
-		v = deny("could not read the hook input, denied to be safe: %s", clip(err.Error()))
-	case in.HookEventName != "" && in.HookEventName != eventPreToolUse && in.HookEventName != eventPermissionRequest:
-		fmt.Fprintf(stderr, "approvalbot: hook event %q is not supported; configure it on PreToolUse or PermissionRequest\n", clip(in.HookEventName))
+	in, v, ok := hookVerdict(ctx, d, o, stdin, stderr)
+	if !ok {
 		return 2
-	default:
-		v = decide(ctx, d, in.call(o), o)
 	}
 	if v.Action == gate.Allow {
 		out := codexOutput{}

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,4 +97,20 @@ func writeJSON(w io.Writer, v any) error {
 		return fmt.Errorf("write answer: %w", err)
 	}
 	return nil
+}
+
+// hookVerdict reads one hook payload (Claude Code and Codex share its shape)
+// and decides it. Input that cannot be read is a deny. ok is false for an
+// event that does not decide a tool call: it is reported on stderr and the
+// caller exits 2, which blocks the event if it can be blocked at all.
+func hookVerdict(ctx context.Context, d Decider, o Options, stdin io.Reader, stderr io.Writer) (hookInput, Verdict, bool) {
+	in, err := parseHookInput(stdin)
+	switch {
+	case err != nil:
+		return in, deny("could not read the hook input, denied to be safe: %s", clip(err.Error())), true
+	case in.HookEventName != "" && in.HookEventName != eventPreToolUse && in.HookEventName != eventPermissionRequest:
+		fmt.Fprintf(stderr, "approvalbot: hook event %q is not supported; configure it on PreToolUse or PermissionRequest\n", clip(in.HookEventName))
+		return in, Verdict{}, false
+	}
+	return in, decide(ctx, d, in.call(o), o), true
 }
