@@ -20,6 +20,7 @@ const (
 	codeNotFound       = "not_found"
 	codeAlreadyDecided = "already_decided"
 	codeDigestMismatch = "digest_mismatch"
+	codeConflict       = "idempotency_conflict"
 	codeTooLarge       = "too_large"
 	codeUnsupported    = "unsupported_media_type"
 	codeClosed         = "unavailable"
@@ -50,6 +51,8 @@ func (e *Error) Is(target error) bool {
 		return e.Code == codeAlreadyDecided || (e.Code == "" && e.Status == http.StatusConflict)
 	case gate.ErrDigestMismatch:
 		return e.Code == codeDigestMismatch
+	case gate.ErrConflict:
+		return e.Code == codeConflict
 	case gate.ErrInvalid:
 		return e.Code == codeInvalid
 	case gate.ErrClosed:
@@ -95,6 +98,8 @@ func statusOf(err error) (status int, code, msg string, internal bool) {
 		return http.StatusConflict, codeAlreadyDecided, err.Error(), false
 	case errors.Is(err, gate.ErrDigestMismatch):
 		return http.StatusConflict, codeDigestMismatch, err.Error(), false
+	case errors.Is(err, gate.ErrConflict):
+		return http.StatusConflict, codeConflict, err.Error(), false
 	case errors.Is(err, gate.ErrInvalid):
 		return http.StatusBadRequest, codeInvalid, err.Error(), false
 	case errors.Is(err, gate.ErrUnauthorized):

@@ -67,6 +67,9 @@ type Approval struct {
 	Cwd            string `json:"cwd,omitempty"`
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
 	Digest         string `json:"digest"`
+	// Judged is the input as the gate decoded and judged it; frontends
+	// render from it. Nil for approvals stored before it existed.
+	Judged *Judged `json:"judged,omitempty"`
 
 	Evaluation Evaluation   `json:"evaluation"`
 	CreatedAt  time.Time    `json:"created_at"`

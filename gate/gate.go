@@ -17,10 +17,6 @@ import (
 const (
 	DefaultTimeout    = 10 * time.Minute
 	DefaultDenyMemory = 5 * time.Minute
-	// reattachWindow is how long after its decision an approval found by a
-	// derived idempotency key (no tool_use_id) is still returned to a
-	// re-posting client; later, the same call is a new call.
-	reattachWindow = 2 * time.Minute
 	// auditInflight bounds audit writes of at-once answers in flight; bbolt
 	// group-commits concurrent writes, so callers do not each pay an fsync.
 	auditInflight = 256

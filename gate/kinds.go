@@ -1,8 +1,14 @@
 package gate
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Valid reports whether k is a known tool kind.
@@ -70,32 +76,246 @@ func (p *Policy) Kind(tool string) ToolKind {
 
 // toolInput holds the input fields the gate understands, raw: which of
 // them matter depends on the tool's kind, and a field that matters but has
-// an unexpected type makes the call ask.
+// an unexpected type makes the call ask. It is filled by scanInput, with
+// exact (case-sensitive) keys, never by encoding/json's struct decoding,
+// which also matches `FILE_PATH` or `Command`.
 type toolInput struct {
-	Command      json.RawMessage `json:"command"`
-	Cmd          json.RawMessage `json:"cmd"`
-	Workdir      json.RawMessage `json:"workdir"`
-	FilePath     json.RawMessage `json:"file_path"`
-	Path         json.RawMessage `json:"path"`
-	NotebookPath json.RawMessage `json:"notebook_path"`
-	FilePathJS   json.RawMessage `json:"filePath"`
-	AbsolutePath json.RawMessage `json:"absolute_path"`
-	Input        json.RawMessage `json:"input"`
-	Patch        json.RawMessage `json:"patch"`
-	PatchText    json.RawMessage `json:"patchText"`
+	Command      json.RawMessage // command
+	Cmd          json.RawMessage // cmd
+	Workdir      json.RawMessage // workdir
+	FilePath     json.RawMessage // file_path
+	Path         json.RawMessage // path
+	NotebookPath json.RawMessage // notebook_path
+	FilePathJS   json.RawMessage // filePath
+	AbsolutePath json.RawMessage // absolute_path
+	Input        json.RawMessage // input
+	Patch        json.RawMessage // patch
+	PatchText    json.RawMessage // patchText
+	// Shown to the person, not judged: the text of an edit or a write.
+	OldString json.RawMessage // old_string
+	NewString json.RawMessage // new_string
+	Content   json.RawMessage // content
+	NewSource json.RawMessage // new_source
+	Edits     json.RawMessage // edits
 }
 
-// decodeInput parses a tool input object. An empty input is the empty object;
-// anything but an object is unusable.
+// field returns where the value of the known top-level key name goes, or
+// nil for a key the gate does not read.
+func (in *toolInput) field(name string) *json.RawMessage {
+	switch name {
+	case "command":
+		return &in.Command
+	case "cmd":
+		return &in.Cmd
+	case "workdir":
+		return &in.Workdir
+	case "file_path":
+		return &in.FilePath
+	case "path":
+		return &in.Path
+	case "notebook_path":
+		return &in.NotebookPath
+	case "filePath":
+		return &in.FilePathJS
+	case "absolute_path":
+		return &in.AbsolutePath
+	case "input":
+		return &in.Input
+	case "patch":
+		return &in.Patch
+	case "patchText":
+		return &in.PatchText
+	case "old_string":
+		return &in.OldString
+	case "new_string":
+		return &in.NewString
+	case "content":
+		return &in.Content
+	case "new_source":
+		return &in.NewSource
+	case "edits":
+		return &in.Edits
+	}
+	return nil
+}
+
+// knownFields are the keys toolInput reads, for the case-variant check.
+var knownFields = []string{"command", "cmd", "workdir", "file_path", "path", "notebook_path", "filePath",
+	"absolute_path", "input", "patch", "patchText", "old_string", "new_string", "content", "new_source", "edits"}
+
+// decodeInput parses a tool input object with exact keys (see scanInput).
+// An empty input is the empty object; anything else scanInput refuses is
+// unusable.
 func decodeInput(raw json.RawMessage) (toolInput, bool) {
+	in, err := scanInput(raw, true)
+	return in, err == nil
+}
+
+// inputFrame is an open object or array while scanInput walks an input.
+type inputFrame struct {
+	object bool
+	keys   map[string]string // an object's keys so far: folded -> as written
+	key    bool              // an object expects a key (or its end) next
+}
+
+// scanInput reads a tool input in one pass with exact, case-sensitive keys.
+// It refuses what two readers could understand differently: anything but
+// one JSON object; two keys of one object (at any depth) that are equal or
+// differ only in case, since JSON parsers keep the first, the last, or
+// match case-insensitively; and, with fields, a top-level key that is a
+// case variant of a field the gate reads (`FILE_PATH`, `Command`), which
+// the gate would ignore and a case-insensitive agent would use. An empty
+// input is the empty object.
+func scanInput(raw []byte, fields bool) (toolInput, error) {
 	var in toolInput
-	if len(raw) == 0 {
-		return in, true
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return in, nil
 	}
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return in, false
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers stay text; nothing is converted
+	tok, err := dec.Token()
+	if err != nil {
+		return in, fmt.Errorf("input is not valid JSON: %s", jsonErrText(err))
 	}
-	return in, true
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return in, errors.New("input must be a JSON object")
+	}
+	stack := []inputFrame{{object: true, key: true}}
+	var top *json.RawMessage // where the current top-level value goes, if the gate reads it
+	var topStart int64       // offset just after the current top-level key
+	// valueEnded is called after a scalar or a closing delimiter: if that
+	// completed a top-level value, a known field gets its raw text.
+	valueEnded := func() {
+		if len(stack) == 1 && top != nil {
+			v := raw[topStart:dec.InputOffset()]
+			*top = json.RawMessage(bytes.TrimLeft(v, " \t\r\n:"))
+			top = nil
+		}
+	}
+	for len(stack) > 0 {
+		tok, err := dec.Token()
+		if err != nil {
+			return in, fmt.Errorf("input is not valid JSON: %s", jsonErrText(err))
+		}
+		f := &stack[len(stack)-1]
+		if f.object && f.key {
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:len(stack)-1]
+				valueEnded()
+				continue
+			}
+			k, _ := tok.(string) // the decoder only returns a string here
+			if err := f.addKey(k); err != nil {
+				return in, err
+			}
+			f.key = false
+			if len(stack) == 1 {
+				top = in.field(k)
+				if top == nil && fields {
+					if name := variantOf(k); name != "" {
+						return in, fmt.Errorf("input key %q is a case variant of %q (keys are case-sensitive)", clipKey(k), name)
+					}
+				}
+				topStart = dec.InputOffset()
+			}
+			continue
+		}
+		if f.object {
+			f.key = true // tok is or opens this key's value
+		}
+		switch d, _ := tok.(json.Delim); d {
+		case '{':
+			stack = append(stack, inputFrame{object: true, key: true})
+		case '[':
+			stack = append(stack, inputFrame{})
+		case ']':
+			stack = stack[:len(stack)-1]
+			valueEnded()
+		default:
+			valueEnded()
+		}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return in, errors.New("input has data after the JSON object")
+	}
+	return in, nil
+}
+
+// addKey records k in an object frame, refusing a key equal to an earlier
+// one or differing from it only in case.
+func (f *inputFrame) addKey(k string) error {
+	fk := foldKey(k)
+	if f.keys == nil {
+		f.keys = make(map[string]string, 8)
+	}
+	if prev, dup := f.keys[fk]; dup {
+		if prev == k {
+			return fmt.Errorf("input has the key %q twice", clipKey(k))
+		}
+		return fmt.Errorf("input has the keys %q and %q, which differ only in case", clipKey(prev), clipKey(k))
+	}
+	f.keys[fk] = k
+	return nil
+}
+
+// variantOf returns the known field k is a case variant of, or "".
+func variantOf(k string) string {
+	for _, name := range knownFields {
+		if k != name && strings.EqualFold(k, name) {
+			return name
+		}
+	}
+	return ""
+}
+
+// foldKey maps a key to one representative of its case-folding class, so
+// keys that strings.EqualFold calls equal fold to the same string.
+func foldKey(k string) string {
+	ascii := true
+	for i := 0; i < len(k); i++ {
+		if k[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		// For ASCII the smallest rune of each orbit is the upper-case letter
+		// (s, S and U+017F fold to S).
+		return strings.ToUpper(k)
+	}
+	var b strings.Builder
+	b.Grow(len(k))
+	for _, r := range k {
+		// The smallest rune of r's simple-folding orbit stands for all of it.
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		b.WriteRune(m)
+	}
+	return b.String()
+}
+
+// maxKeyShown bounds a key quoted in an error.
+const maxKeyShown = 64
+
+func clipKey(k string) string {
+	if len(k) <= maxKeyShown {
+		return k
+	}
+	return k[:maxKeyShown] + "..."
+}
+
+// jsonErrText keeps a decoder error short and free of the input's content.
+func jsonErrText(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("syntax error at byte %d", se.Offset)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return "unexpected end of input"
+	}
+	return err.Error()
 }
 
 // rawString returns a field's string value. present is false for a missing
@@ -188,18 +408,27 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// inputPaths returns the path(s) a path tool's input names: the first of
-// file_path, path, notebook_path, filePath, absolute_path; for patch tools
-// the files a patch touches. ok is false when a path field has the wrong
-// type.
+// inputPaths returns the path(s) a path tool's input names: every one of
+// file_path, path, notebook_path, filePath and absolute_path that is set,
+// and for patch tools the files a patch touches. All of them are judged,
+// since the gate cannot know which one the tool will use. ok is false when
+// a path field has the wrong type.
 func inputPaths(in toolInput) (paths []string, ok bool) {
+	add := func(p string) {
+		for _, q := range paths {
+			if q == p {
+				return
+			}
+		}
+		paths = append(paths, p)
+	}
 	for _, raw := range [...]json.RawMessage{in.FilePath, in.Path, in.NotebookPath, in.FilePathJS, in.AbsolutePath} {
 		s, present, ok := rawString(raw)
 		if !ok {
 			return nil, false
 		}
 		if present && s != "" {
-			return []string{s}, true
+			add(s)
 		}
 	}
 	for _, raw := range [...]json.RawMessage{in.Input, in.Patch, in.PatchText} {
@@ -208,10 +437,12 @@ func inputPaths(in toolInput) (paths []string, ok bool) {
 			return nil, false
 		}
 		if present && s != "" {
-			return patchPaths(s), true
+			for _, p := range patchPaths(s) {
+				add(p)
+			}
 		}
 	}
-	return nil, true
+	return paths, true
 }
 
 // patchPaths lists the files a patch touches: Codex/opencode patch headers

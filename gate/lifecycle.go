@@ -2,9 +2,6 @@ package gate
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,41 +9,40 @@ import (
 	"unicode/utf8"
 )
 
-// normalize validates c and fills defaults. It returns ErrInvalid (wrapped)
-// for anything malformed, before anything is recorded.
-func normalize(c Call) (Call, error) {
+// normalize validates c and fills defaults, and decodes its input once
+// with exact keys (scanInput; case variants of the fields the gate reads
+// are refused for tools of kind k other than KindName). It returns
+// ErrInvalid (wrapped) for anything malformed, before anything is recorded.
+func normalize(c Call, k ToolKind) (Call, toolInput, error) {
 	if c.Agent == "" {
 		c.Agent = "default"
 	}
 	switch {
 	case c.Tool == "":
-		return c, fmt.Errorf("%w: tool is required", ErrInvalid)
+		return c, toolInput{}, fmt.Errorf("%w: tool is required", ErrInvalid)
 	case len(c.Tool) > maxToolLen, len(c.Agent) > maxAgentLen, len(c.SessionID) > maxIDLen,
 		len(c.IdempotencyKey) > maxIDLen, len(c.Cwd) > maxCwdLen:
-		return c, fmt.Errorf("%w: a field is too long", ErrInvalid)
+		return c, toolInput{}, fmt.Errorf("%w: a field is too long", ErrInvalid)
 	case len(c.Input) > maxInputLen:
-		return c, fmt.Errorf("%w: input larger than %d bytes", ErrInvalid, maxInputLen)
+		return c, toolInput{}, fmt.Errorf("%w: input larger than %d bytes", ErrInvalid, maxInputLen)
 	case !utf8.ValidString(c.Tool) || !utf8.ValidString(c.Agent) || !utf8.ValidString(c.SessionID) || !utf8.ValidString(c.Cwd):
-		return c, fmt.Errorf("%w: fields must be UTF-8", ErrInvalid)
+		return c, toolInput{}, fmt.Errorf("%w: fields must be UTF-8", ErrInvalid)
+	case derivedKey(c.IdempotencyKey):
+		return c, toolInput{}, fmt.Errorf("%w: idempotency keys starting with %q are reserved", ErrInvalid, derivedKeyPrefix)
 	}
-	if len(c.Input) > 0 {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(c.Input, &obj); err != nil {
-			return c, fmt.Errorf("%w: input must be a JSON object: %v", ErrInvalid, err)
-		}
+	in, err := scanInput(c.Input, k != KindName)
+	if err != nil {
+		return c, in, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	return c, nil
+	return c, in, nil
 }
 
-// idempotencyKey returns the key a call is deduplicated by, and whether the
-// agent supplied it (a tool_use_id names one call for good; a derived key
-// only recognises a client re-posting after a lost connection).
-func idempotencyKey(c Call, digest string) (key string, explicit bool) {
-	if c.IdempotencyKey != "" {
-		return c.IdempotencyKey, true
+// kind returns the kind of tool under the rules in force.
+func (g *Gate) kind(tool string) ToolKind {
+	if p := g.policy.Load(); p != nil {
+		return p.Kind(tool)
 	}
-	h := sha256.Sum256([]byte(c.SessionID + "\x00" + c.Cwd + "\x00" + digest))
-	return "derived:" + hex.EncodeToString(h[:16]), false
+	return KindName
 }
 
 func denialKey(agent, tool, digest string) string {
@@ -55,7 +51,7 @@ func denialKey(agent, tool, digest string) string {
 
 // Evaluate answers a call from the rules without recording anything.
 func (g *Gate) Evaluate(ctx context.Context, c Call) (Evaluation, error) {
-	c, err := normalize(c)
+	c, _, err := normalize(c, g.kind(c.Tool))
 	if err != nil {
 		return Evaluation{}, err
 	}
@@ -80,14 +76,18 @@ func (g *Gate) evaluate(ctx context.Context, c Call) (Evaluation, error) {
 
 // Submit evaluates a call. allow/deny are answered at once (status allowed or
 // denied, audited, not stored as approvals). ask creates a pending approval,
-// durable before any frontend hears of it; a call whose agent and
-// idempotency key match an existing approval attaches to it instead.
-// ErrInvalid (wrapped) for a bad call.
+// durable before any frontend hears of it; a call whose idempotency key
+// already names an approval attaches to it, or conflicts, as Reuse says.
+// ErrInvalid (wrapped) for a bad call (including an input with duplicate or
+// case-variant keys); ErrConflict (wrapped, audited) for a key bound to
+// another call.
 func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) {
 	if g.isClosed() {
 		return nil, ErrClosed
 	}
-	c, err := normalize(c)
+	arrived := g.now()
+	kind := g.kind(c.Tool)
+	c, in, err := normalize(c, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -95,22 +95,26 @@ func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	key, explicit := idempotencyKey(c, digest)
-	c.IdempotencyKey = key
-
-	if a, ok, err := g.attach(ctx, c, explicit); err != nil || ok {
-		return a, err
+	c.IdempotencyKey = idempotencyKey(c, digest)
+	a := &Approval{
+		Agent: c.Agent, SessionID: c.SessionID, Tool: c.Tool, Input: c.Input, Cwd: c.Cwd,
+		IdempotencyKey: c.IdempotencyKey, Digest: digest, Judged: judgeInput(kind, c, in), CreatedAt: arrived,
+	}
+	// A re-post finds its approval without evaluating again; CreateApproval
+	// checks once more, atomically, for submits racing this one.
+	if prev, err := g.store.FindApproval(ctx, c.Agent, c.IdempotencyKey); err == nil {
+		if ok, err := Reuse(prev, a); err != nil || ok {
+			return g.reused(ctx, prev, a, err)
+		}
+	} else if !errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("find approval by idempotency key: %w", err)
 	}
 
 	ev, err := g.evaluate(ctx, c)
 	if err != nil {
 		return nil, fmt.Errorf("evaluate %s call of %s: %w", c.Tool, c.Agent, err)
 	}
-	now := g.now()
-	a := &Approval{
-		ID: newID(), Agent: c.Agent, SessionID: c.SessionID, Tool: c.Tool, Input: c.Input,
-		Cwd: c.Cwd, IdempotencyKey: key, Digest: digest, Evaluation: ev, CreatedAt: now,
-	}
+	a.ID, a.Evaluation = newID(), ev
 	switch ev.Decision {
 	case Allow, Deny:
 		return g.answerAtOnce(ctx, a, ev.Decision, ev.Reason, "rules"), nil
@@ -118,7 +122,7 @@ func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) {
 	// A person denied this exact call moments ago: say so again instead of
 	// prompting again.
 	if g.cfg.DenyMemory > 0 {
-		d, err := g.store.RecentDenial(ctx, denialKey(c.Agent, c.Tool, digest), now)
+		d, err := g.store.RecentDenial(ctx, denialKey(c.Agent, c.Tool, digest), arrived)
 		switch {
 		case err == nil:
 			reason := "denied earlier by " + d.By
@@ -133,10 +137,10 @@ func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) {
 	}
 
 	a.Status = StatusPending
-	a.Deadline = now.Add(g.cfg.Timeout)
+	a.Deadline = arrived.Add(g.cfg.Timeout)
 	stored, err := g.store.CreateApproval(ctx, a)
-	if errors.Is(err, ErrExists) {
-		return stored, nil // a racing submit of the same call won
+	if errors.Is(err, ErrExists) || errors.Is(err, ErrConflict) {
+		return g.reused(ctx, stored, a, err) // a racing submit under the same key won
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store approval for %s call of %s: %w", c.Tool, c.Agent, err)
@@ -157,25 +161,18 @@ func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) {
 	return stored, nil
 }
 
-// attach finds an existing approval for the call's idempotency key.
-func (g *Gate) attach(ctx context.Context, c Call, explicit bool) (*Approval, bool, error) {
-	a, err := g.store.FindApproval(ctx, c.Agent, c.IdempotencyKey)
-	if errors.Is(err, ErrNotFound) {
-		return nil, false, nil
+// reused answers a call whose key names the approval prev: prev itself when
+// the call attaches (err nil or ErrExists), else the conflict, audited.
+func (g *Gate) reused(ctx context.Context, prev, next *Approval, err error) (*Approval, error) {
+	if err == nil || errors.Is(err, ErrExists) {
+		return prev, nil
 	}
-	if err != nil {
-		return nil, false, fmt.Errorf("find approval by idempotency key: %w", err)
+	if errors.Is(err, ErrConflict) {
+		g.audit(ctx, AuditEntry{Event: "idempotency_conflict", ApprovalID: prev.ID, Agent: next.Agent,
+			Tool: next.Tool, Digest: next.Digest, Detail: "key " + clipKey(next.IdempotencyKey) + " reused for another call"}, true)
+		g.logger.Warn("idempotency key reused for another call", "approval", prev.ID, "agent", next.Agent, "tool", next.Tool)
 	}
-	if explicit {
-		return a, true, nil
-	}
-	if a.Status == StatusPending {
-		return a, true, nil
-	}
-	if a.DecidedAt != nil && g.now().Sub(*a.DecidedAt) < reattachWindow {
-		return a, true, nil
-	}
-	return nil, false, nil
+	return nil, err
 }
 
 // answerAtOnce completes a call the rules (or denial memory) decided.

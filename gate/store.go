@@ -14,6 +14,7 @@ var (
 	ErrUnauthorized   = errors.New("not an authorized approver")
 	ErrInvalid        = errors.New("invalid")
 	ErrExists         = errors.New("already exists")
+	ErrConflict       = errors.New("idempotency key conflict")
 	ErrStoreVersion   = errors.New("store was written by a newer version")
 	ErrClosed         = errors.New("gate is closed")
 )
@@ -22,10 +23,13 @@ var (
 // committed to disk (fsync), so a caller may tell others about it.
 type ApprovalStore interface {
 	// CreateApproval stores a new pending approval and points the index of
-	// (agent, idempotency key) at it. If that index already points at a
-	// pending approval, it stores nothing and returns that approval with
-	// ErrExists (so two racing submits make one approval). A final approval
-	// under the same key does not block: the index moves to the new one.
+	// (agent, idempotency key) at it, unless that index already points at
+	// an approval prev: then, in the same write transaction, Reuse(prev, a)
+	// decides. Attach: nothing is stored and prev is returned with
+	// ErrExists. Conflict: nothing is stored and prev is returned with
+	// Reuse's error (wrapping ErrConflict). Neither: a is stored and the
+	// index moves to it. Lookup and create being one transaction, racing
+	// submits of one key never make two approvals that Reuse would join.
 	CreateApproval(ctx context.Context, a *Approval) (*Approval, error)
 	// GetApproval returns the approval with id, or ErrNotFound.
 	GetApproval(ctx context.Context, id string) (*Approval, error)

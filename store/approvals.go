@@ -95,12 +95,15 @@ func validApproval(a *gate.Approval) error {
 }
 
 // CreateApproval stores a new approval (status "" means pending) and points
-// the (agent, idempotency key) index at it. If the index already points at a
-// pending approval, nothing is stored and that approval is returned with an
-// error wrapping gate.ErrExists; bbolt runs one writer at a time, so racing
-// submits of one key make exactly one approval. An approval without an
-// idempotency key is not indexed. An id that is already used is an error
-// wrapping gate.ErrInvalid (not ErrExists, which means "attach to this one").
+// the (agent, idempotency key) index at it. If the index already points at
+// an approval prev, gate.Reuse(prev, a) decides in the same transaction:
+// attach (nothing stored; prev returned with an error wrapping
+// gate.ErrExists), conflict (nothing stored; prev returned with Reuse's
+// error, wrapping gate.ErrConflict), or neither (a stored, the index moved
+// to it). bbolt runs one writer at a time, so racing submits of one key
+// make exactly one approval. An approval without an idempotency key is not
+// indexed. An id that is already used is an error wrapping gate.ErrInvalid
+// (not ErrExists, which means "attach to this one").
 func (s *Store) CreateApproval(ctx context.Context, a *gate.Approval) (*gate.Approval, error) {
 	if a == nil {
 		return nil, fmt.Errorf("store: create approval: nil approval: %w", gate.ErrInvalid)
@@ -124,8 +127,8 @@ func (s *Store) CreateApproval(ctx context.Context, a *gate.Approval) (*gate.App
 	return &c, nil
 }
 
-// createInTx is CreateApproval's transaction: it returns the pending
-// approval that blocks the key along with ErrExists.
+// createInTx is CreateApproval's transaction: it returns the approval the
+// key already names along with ErrExists (attach) or gate.Reuse's error.
 func createInTx(tx *bolt.Tx, c *gate.Approval) (*gate.Approval, error) {
 	ab, err := openApprovalBuckets(tx)
 	if err != nil {
@@ -144,8 +147,14 @@ func createInTx(tx *bolt.Tx, c *gate.Approval) (*gate.Approval, error) {
 				// A dangling index entry: the key is free.
 			case err != nil:
 				return nil, fmt.Errorf("idempotency key %q: %w", c.IdempotencyKey, err)
-			case prev.Status == gate.StatusPending:
-				return prev, fmt.Errorf("idempotency key %q is pending as %q: %w", c.IdempotencyKey, prev.ID, gate.ErrExists)
+			default:
+				attach, err := gate.Reuse(prev, c)
+				if err != nil {
+					return prev, err
+				}
+				if attach {
+					return prev, fmt.Errorf("idempotency key %q names %q: %w", c.IdempotencyKey, prev.ID, gate.ErrExists)
+				}
 			}
 		}
 	}

@@ -24,7 +24,8 @@ func newApproval(id, agent, key string) *gate.Approval {
 		Input:          []byte(`{"command":"rm -rf build"}`),
 		Cwd:            "/home/dev/project",
 		IdempotencyKey: key,
-		Digest:         "d-" + id,
+		Digest:         "digest-of-rm-rf-build", // one call, whatever the id
+
 		Evaluation: gate.Evaluation{
 			Decision: gate.Ask, Reason: "no rule matched", Kind: gate.KindShell,
 			Commands: []gate.Verdict{{Kind: "command", Subject: "rm -rf build", Decision: gate.Ask}},
@@ -173,22 +174,90 @@ func TestIdempotencyUnderConcurrency(t *testing.T) {
 		t.Fatalf("other agent, same key: %v", err)
 	}
 
-	// Once final, the key no longer blocks: the index moves to the new one.
+	// Once final, the explicit key still names the first approval: the same
+	// call attaches to it.
 	if _, err := s.UpdateApproval(ctx, created[0], decide(gate.StatusDenied, "ana")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateApproval(ctx, newApproval("again", "claude", "toolu_same")); err != nil {
-		t.Fatalf("CreateApproval after the first became final: %v", err)
+	if a, err := s.CreateApproval(ctx, newApproval("again", "claude", "toolu_same")); !errors.Is(err, gate.ErrExists) || a.ID != created[0] {
+		t.Fatalf("CreateApproval after the first became final = %v, %v; want ErrExists with %s", a, err, created[0])
 	}
 	s = reopen(t, s)
 	found, err := s.FindApproval(ctx, "claude", "toolu_same")
-	if err != nil || found.ID != "again" {
-		t.Fatalf("FindApproval = %v, %v; want the new approval", found, err)
+	if err != nil || found.ID != created[0] || found.Status != gate.StatusDenied {
+		t.Fatalf("FindApproval = %+v, %v; want %s, denied", found, err, created[0])
 	}
-	old, err := s.GetApproval(ctx, created[0])
-	if err != nil || old.Status != gate.StatusDenied {
-		t.Fatalf("the old approval = %+v, %v; want it kept, denied", old, err)
+}
+
+// TestCreateApprovalBinding checks that CreateApproval applies gate.Reuse
+// inside its transaction: what happens to a second call under a key.
+func TestCreateApprovalBinding(t *testing.T) {
+	const derived = "derived:0123"
+	other := func(a *gate.Approval) { a.Digest, a.Input = "digest-of-other", []byte(`{"command":"dropdb prod"}`) }
+	tests := []struct {
+		name   string
+		key    string
+		decide bool          // decide the first before the second arrives
+		arrive time.Duration // the second's CreatedAt, after t0 (the first is decided at t0+1m)
+		change func(*gate.Approval)
+		wantIs error // nil: a new approval is stored and the index moves; else the error comes with the first
+	}{
+		{"explicit, pending, same call", "toolu_x", false, 0, nil, gate.ErrExists},
+		{"explicit, decided, same call", "toolu_x", true, 2 * time.Minute, nil, gate.ErrExists},
+		{"explicit, other input", "toolu_x", false, 0, other, gate.ErrConflict},
+		{"explicit, decided, other input", "toolu_x", true, 0, other, gate.ErrConflict},
+		{"explicit, other session", "toolu_x", false, 0, func(a *gate.Approval) { a.SessionID = "sess-2" }, gate.ErrConflict},
+		{"explicit, other cwd", "toolu_x", false, 0, func(a *gate.Approval) { a.Cwd = "/elsewhere" }, gate.ErrConflict},
+		{"explicit, other tool", "toolu_x", false, 0, func(a *gate.Approval) { a.Tool = "Write" }, gate.ErrConflict},
+		{"derived, pending", derived, false, 0, nil, gate.ErrExists},
+		{"derived, decided before the second arrived", derived, true, 2 * time.Minute, nil, nil},
+		{"derived, decided after the second arrived", derived, true, 30 * time.Second, nil, gate.ErrExists},
+		{"derived, decided as the second arrived", derived, true, time.Minute, nil, gate.ErrExists},
 	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := openTest(t)
+			ctx := context.Background()
+			if _, err := s.CreateApproval(ctx, newApproval("first", "claude", tt.key)); err != nil {
+				t.Fatal(err)
+			}
+			if tt.decide {
+				if _, err := s.UpdateApproval(ctx, "first", decide(gate.StatusApproved, "ana")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			second := newApproval("second", "claude", tt.key)
+			second.CreatedAt = t0.Add(tt.arrive)
+			if tt.change != nil {
+				tt.change(second)
+			}
+			got, err := s.CreateApproval(ctx, second)
+			if tt.wantIs == nil {
+				if err != nil || got.ID != "second" {
+					t.Fatalf("CreateApproval = %v, %v; want the second stored", got, err)
+				}
+			} else if !errors.Is(err, tt.wantIs) || got == nil || got.ID != "first" {
+				t.Fatalf("CreateApproval = %v, %v; want %v with the first", got, err, tt.wantIs)
+			}
+			want := "first"
+			if tt.wantIs == nil {
+				want = "second"
+			}
+			if found, err := s.FindApproval(ctx, "claude", tt.key); err != nil || found.ID != want {
+				t.Errorf("the key names %v (%v), want %s", found, err, want)
+			}
+			if all, _ := s.ListApprovals(ctx, ""); len(all) != 1+boolInt(tt.wantIs == nil) {
+				t.Errorf("stored %v", ids(all))
+			}
+		})
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func TestUpdateApproval(t *testing.T) {
