@@ -132,6 +132,15 @@ func decide(ctx context.Context, d Decider, call gate.Call, o Options) Verdict {
 	case waitCtx.Err() != nil:
 		withdraw(ctx, d, a, "the agent's hook stopped waiting", log)
 		return deny("no decision in time (waited %s); the approval was withdrawn", o.timeout())
+	case errors.Is(err, gate.ErrConflict):
+		// Never retried: the key names another call, whose decision this
+		// call must not receive.
+		log.Warn("approvalbot: idempotency key reused for another call", "err", err)
+		return deny("refused, not run: this call reuses the id %q of a different call, and a decision never carries over to another call (%s)",
+			clip(call.IdempotencyKey), clip(err.Error()))
+	case errors.Is(err, gate.ErrInvalid):
+		return deny("refused, not run: the daemon cannot judge this call's input unambiguously (%s). Send the input with each key once, spelled exactly",
+			clip(err.Error()))
 	case o.IsUnreachable != nil && o.IsUnreachable(err):
 		log.Warn("approvalbot daemon unreachable", "err", err)
 		if o.OnError == gate.Ask {

@@ -19,13 +19,13 @@ type mcpSession struct {
 	done chan error
 }
 
-func startMCP(t *testing.T, f *fakeDecider, o Options) *mcpSession {
+func startMCP(t *testing.T, d Decider, o Options) *mcpSession {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	s := &mcpSession{t: t, in: inW, out: bufio.NewScanner(outR), done: make(chan error, 1)}
 	s.out.Buffer(nil, 1<<20)
-	srv := NewMCPServer(f, o, "test")
+	srv := NewMCPServer(d, o, "test")
 	go func() {
 		err := srv.Serve(context.Background(), inR, outW)
 		outW.Close()

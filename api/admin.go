@@ -53,8 +53,8 @@ func (s *Server) handleAddRule(w http.ResponseWriter, r *http.Request, p princip
 }
 
 // handleRemoveRule is DELETE /v1/rules/{id}; 200 with the removed rule.
-func (s *Server) handleRemoveRule(w http.ResponseWriter, r *http.Request, _ principal) error {
-	rule, err := s.svc.RemoveRule(r.Context(), r.PathValue("id"))
+func (s *Server) handleRemoveRule(w http.ResponseWriter, r *http.Request, p principal) error {
+	rule, err := s.svc.RemoveRule(r.Context(), r.PathValue("id"), p.name)
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (s *Server) handleGetMode(w http.ResponseWriter, r *http.Request, _ princip
 }
 
 // handleSetMode is PUT /v1/agents/{agent}/mode {"mode"}.
-func (s *Server) handleSetMode(w http.ResponseWriter, r *http.Request, _ principal) error {
+func (s *Server) handleSetMode(w http.ResponseWriter, r *http.Request, p principal) error {
 	var req modeBody
 	if err := decodeBody(w, r, s.maxBody, &req, false); err != nil {
 		return err
@@ -86,7 +86,7 @@ func (s *Server) handleSetMode(w http.ResponseWriter, r *http.Request, _ princip
 	if !req.Mode.Valid() {
 		return badRequest("bad mode %q: want interactive, strict or approve_all", req.Mode)
 	}
-	if err := s.svc.SetMode(r.Context(), agent, req.Mode); err != nil {
+	if err := s.svc.SetMode(r.Context(), agent, req.Mode, p.name); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, modeBody{Agent: agent, Mode: req.Mode})

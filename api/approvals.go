@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"regexp"
+	"strings"
 
 	"approvalbot/gate"
 )
@@ -37,7 +38,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, p principa
 		Cwd:            req.Cwd,
 		IdempotencyKey: req.IdempotencyKey,
 	}
-	if !p.admin {
+	if !p.admin && !p.local {
 		// The token says who the agent is; a body cannot speak for another.
 		call.Agent = p.name
 	}
@@ -74,13 +75,15 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, p principal)
 }
 
 // own returns the approval with id if p may see it. Another agent's approval
-// is "not found" to an agent token, so ids cannot be probed.
+// is "not found" to an agent token, so ids cannot be probed. A local caller
+// without a token has no name: it reaches an approval by the id it was
+// given (80 random bits), and cannot list ids.
 func (s *Server) own(r *http.Request, p principal, id string) (*gate.Approval, error) {
 	a, err := s.svc.Get(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
-	if !p.admin && a.Agent != p.name {
+	if !p.admin && !p.local && a.Agent != p.name {
 		return nil, &httpError{http.StatusNotFound, codeNotFound, "not found"}
 	}
 	return a, nil
@@ -103,17 +106,21 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, p principal) 
 	return nil
 }
 
+// maxClaimedBy bounds the name a client claims, shown beside the token's.
+const maxClaimedBy = 60
+
 // decidedBy names the approver of an API decision: the admin token's name,
-// with the name the client claims if it differs; on an open listener, the
-// claimed name (the caller is the machine's own user).
-func (s *Server) decidedBy(p principal, claimed string) string {
-	switch {
-	case claimed == "" || claimed == p.name:
+// which is what counts, followed by the name the client claims (the CLI
+// sends $USER@host) as detail when it differs.
+func decidedBy(p principal, claimed string) string {
+	claimed = strings.TrimSpace(claimed)
+	if claimed == "" || claimed == p.name {
 		return p.name
-	case s.open:
-		return claimed
 	}
-	return claimed + " (token " + p.name + ")"
+	if len(claimed) > maxClaimedBy {
+		claimed = strings.ToValidUTF8(claimed[:maxClaimedBy], "") + "..."
+	}
+	return p.name + " (" + claimed + ")"
 }
 
 func checkVia(via string) (string, error) {
@@ -146,7 +153,7 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request, p princip
 	}
 	return s.decide(w, r, gate.Decision{
 		Approve: true, Always: req.Always, Scope: req.Scope, ExpiresAt: req.ExpiresAt,
-		By: s.decidedBy(p, req.By), Via: via, Digest: req.Digest,
+		By: decidedBy(p, req.By), Via: via, Digest: req.Digest,
 	})
 }
 
@@ -161,7 +168,7 @@ func (s *Server) handleDeny(w http.ResponseWriter, r *http.Request, p principal)
 		return err
 	}
 	return s.decide(w, r, gate.Decision{
-		Stop: req.Stop, Reason: req.Reason, By: s.decidedBy(p, req.By), Via: via, Digest: req.Digest,
+		Stop: req.Stop, Reason: req.Reason, By: decidedBy(p, req.By), Via: via, Digest: req.Digest,
 	})
 }
 

@@ -13,18 +13,20 @@ type role int
 
 const (
 	rolePublic role = iota // no token (healthz, metrics)
+	roleSubmit             // any token, or none from a local caller on an open listener: submit, wait on and cancel a call by id
 	roleAgent              // an agent or admin token; agents see only their own approvals
-	roleAdmin              // an admin token
+	roleAdmin              // an admin (approver) token, always: decide, rules, modes, audit, events
 )
 
 // principal is who a request speaks for.
 type principal struct {
-	name  string // the agent (agent token) or approver (admin token, "local" when open)
+	name  string // the agent (agent token) or approver (admin token); "" for a local caller without a token
 	admin bool
+	local bool // no token: a local caller on an open listener, known only by the ids it was given
 }
 
-// localAdmin is the caller on an open loopback listener.
-var localAdmin = principal{name: "local", admin: true}
+// localCaller is a caller without a token on an open loopback listener.
+var localCaller = principal{local: true}
 
 // credential is a configured token, kept only as its SHA-256 so every
 // comparison is between equal-length values.
@@ -44,14 +46,20 @@ func credentials(agents, admins map[string]string) []credential {
 	return out
 }
 
-// authenticate returns the request's principal. It compares the presented
-// token against every configured one in constant time, without stopping at
-// a match, so timing tells nothing about which tokens exist.
+// authenticate returns the request's principal: the holder of the bearer
+// token it presents, else, on an open listener, the local caller when the
+// request came straight from this machine (see direct). It compares the
+// presented token against every configured one in constant time, without
+// stopping at a match, so timing tells nothing about which tokens exist. A
+// wrong token is refused even where no token would do.
 func (s *Server) authenticate(r *http.Request) (principal, bool) {
-	if s.open {
-		return localAdmin, true
-	}
 	auth := r.Header.Get("Authorization")
+	if auth == "" {
+		if s.open && direct(r) {
+			return localCaller, true
+		}
+		return principal{}, false
+	}
 	scheme, tok, ok := strings.Cut(auth, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return principal{}, false
@@ -73,12 +81,35 @@ func (s *Server) authenticate(r *http.Request) (principal, bool) {
 	return found, match == 1
 }
 
-// hostAllowed guards an open listener against DNS rebinding: a web page on
-// an attacker's domain that resolves to 127.0.0.1 sends its own Host.
-func hostAllowed(r *http.Request) bool {
+// proxyHeaders mark a request relayed by a proxy, whose real origin the
+// loopback peer address hides.
+var proxyHeaders = []string{"Forwarded", "X-Real-Ip", "X-Client-Ip", "True-Client-Ip", "Cf-Connecting-Ip"}
+
+// direct reports whether a request without a token may count as coming
+// from this machine: a loopback peer, a loopback Host (a web page on an
+// attacker's domain that resolves to 127.0.0.1 sends its own Host: DNS
+// rebinding), and no sign of a proxy (Forwarded, X-Forwarded-*, X-Real-IP
+// and kin), since a reverse proxy on this machine makes every request's
+// peer loopback.
+func direct(r *http.Request) bool {
+	for k := range r.Header {
+		if strings.HasPrefix(k, "X-Forwarded-") {
+			return false
+		}
+	}
+	for _, k := range proxyHeaders {
+		if _, ok := r.Header[k]; ok {
+			return false
+		}
+	}
 	host, _, err := net.SplitHostPort(r.Host)
 	if err != nil {
 		host = r.Host
 	}
-	return isLoopbackHost(host)
+	peer, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(peer)
+	return isLoopbackHost(host) && ip != nil && ip.IsLoopback()
 }

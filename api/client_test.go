@@ -336,7 +336,7 @@ func TestSubmitAndWaitSurvivesRestart(t *testing.T) {
 
 func TestSubmitAndWaitRestartBeforeFirstAnswer(t *testing.T) {
 	ctx := ctxT(t)
-	e := newEnv(t, Config{Open: true})
+	e := newEnv(t, openConfig())
 	d := newRestartable(t, e.srv)
 	c := NewClient("http://"+d.addr, "", WithPollWait(time.Minute))
 	call := gate.Call{Agent: "a", Tool: "Bash", Input: json.RawMessage(`{"command":"make"}`), IdempotencyKey: "k"}
@@ -351,7 +351,7 @@ func TestSubmitAndWaitRestartBeforeFirstAnswer(t *testing.T) {
 	d.stop()
 	d.start()
 	l, _ := e.fake.List(ctx, gate.StatusPending)
-	if _, err := NewClient("http://"+d.addr, "").Deny(ctx, l[0].ID, "no", false, "ana"); err != nil {
+	if _, err := NewClient("http://"+d.addr, tokLocal).Deny(ctx, l[0].ID, "no", false, "ana"); err != nil {
 		t.Fatal(err)
 	}
 	if a := <-res; a == nil || a.Status != gate.StatusDenied || a.Reason != "no" {
@@ -384,9 +384,11 @@ func TestSubmitAndWaitUnreachable(t *testing.T) {
 
 func TestEvents(t *testing.T) {
 	ctx := ctxT(t)
-	e := newEnv(t, Config{Open: true, Heartbeat: 5 * time.Millisecond})
+	cfg := openConfig()
+	cfg.Heartbeat = 5 * time.Millisecond
+	e := newEnv(t, cfg)
 	p1 := e.pending(t, "alice", "k1")
-	c := e.client("")
+	c := e.client(tokLocal)
 
 	events := make(chan gate.Event, 16)
 	errc := make(chan error, 1)
@@ -441,8 +443,11 @@ func TestEvents(t *testing.T) {
 }
 
 func TestEventsHeartbeat(t *testing.T) {
-	e := newEnv(t, Config{Open: true, Heartbeat: time.Millisecond})
+	cfg := openConfig()
+	cfg.Heartbeat = time.Millisecond
+	e := newEnv(t, cfg)
 	req, _ := http.NewRequestWithContext(ctxT(t), "GET", e.ts.URL+"/v1/events", nil)
+	req.Header.Set("Authorization", "Bearer "+tokLocal)
 	resp, err := e.ts.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,14 @@ const (
 	tokAlice = "alice-token-0123456789"
 	tokBob   = "bob-token-0123456789"
 	tokAdmin = "admin-token-0123456789"
+	tokLocal = "local-approver-token-0123456789" // the approver token serve keeps in DATA_DIR/approver.token
 )
+
+// openConfig is serve's zero-config setup: an open loopback listener (calls
+// need no token) whose only credential is the approver token file's.
+func openConfig() Config {
+	return Config{Open: true, AdminTokens: map[string]string{tokLocal: "local-approver"}}
+}
 
 func tokenConfig() Config {
 	return Config{

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,4 +155,65 @@ func postCall(t *testing.T, base, token, body string) map[string]any {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestSubmitRefusalsRealGate: through the real gate, an input two readers
+// could read differently is 400 and stores nothing; an idempotency key
+// reused for another call is 409, changes nothing and never carries the
+// earlier decision.
+func TestSubmitRefusalsRealGate(t *testing.T) {
+	g, closeGate := realGate(t, t.TempDir())
+	defer closeGate()
+	ts := httptest.NewServer(NewServer(openConfig(), g, nil))
+	defer ts.Close()
+	e := &testEnv{ts: ts}
+	ctx := ctxT(t)
+
+	first := e.call(t, "POST", "/v1/calls", "", `{"agent":"claude","session_id":"s1","tool":"AskTool","input":{"cmd":"terraform apply"},"idempotency_key":"call-0001"}`)
+	if first.status != 200 || first.body["status"] != "pending" {
+		t.Fatalf("first call: %d %s", first.status, first.raw)
+	}
+	if _, err := NewClient(ts.URL, tokLocal).Approve(ctx, first.body["id"].(string), false, "", "ana"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, body string
+		want       int
+		errHas     string
+	}{
+		{"duplicate keys", `{"agent":"claude","tool":"Read","input":{"file_path":"~/.claude/settings.json","file_path":"notes.txt"}}`, 400, "twice"},
+		{"case-variant keys", `{"agent":"claude","tool":"Read","input":{"file_path":"~/.claude/settings.json","FILE_PATH":"notes.txt"}}`, 400, "differ only in case"},
+		{"lone case variant of a path field", `{"agent":"claude","tool":"Write","input":{"FILE_PATH":"~/.claude/settings.json"}}`, 400, "case variant"},
+		{"nested duplicate", `{"agent":"claude","tool":"AskTool","input":{"a":{"x":1,"x":2}}}`, 400, "twice"},
+		{"reserved key", `{"agent":"claude","tool":"AskTool","input":{},"idempotency_key":"derived:1"}`, 400, "reserved"},
+		{"key reused for another call", `{"agent":"claude","session_id":"s2","tool":"AskTool","input":{"cmd":"dropdb production"},"idempotency_key":"call-0001"}`, 409, "another call"},
+		{"key reused, other session", `{"agent":"claude","session_id":"s2","tool":"AskTool","input":{"cmd":"terraform apply"},"idempotency_key":"call-0001"}`, 409, "another call"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.call(t, "POST", "/v1/calls", "", tt.body)
+			msg, _ := r.body["error"].(string)
+			if r.status != tt.want || !strings.Contains(msg, tt.errHas) || r.body["decision"] != nil {
+				t.Fatalf("got %d %s, want %d with an error saying %q", r.status, r.raw, tt.want, tt.errHas)
+			}
+		})
+	}
+	all, err := g.List(ctx, "")
+	if err != nil || len(all) != 1 || all[0].Status != gate.StatusApproved {
+		t.Fatalf("stored %d approvals (%v), want only the first, approved", len(all), err)
+	}
+	entries, _ := g.Audit(ctx, 0, 0)
+	conflicts := 0
+	for _, en := range entries {
+		if en.Event == "idempotency_conflict" {
+			conflicts++
+		}
+	}
+	if conflicts != 2 {
+		t.Errorf("%d conflicts audited, want 2", conflicts)
+	}
+	// The same call under its key still gets its own decision.
+	if r := e.call(t, "POST", "/v1/calls", "", `{"agent":"claude","session_id":"s1","tool":"AskTool","input":{"cmd":"terraform apply"},"idempotency_key":"call-0001"}`); r.body["status"] != "approved" {
+		t.Errorf("re-post of the first call: %s", r.raw)
+	}
 }

@@ -28,12 +28,15 @@ type Server struct {
 
 // NewServer returns the API server for svc.
 //
-// Authorization: with cfg.Open (and no tokens) every request acts as the
-// admin "local", provided its Host is a loopback name. Otherwise a bearer
-// token is required (401 without one), except for /healthz and /metrics. An
-// agent token may POST /v1/calls (the agent is the token's; an "agent" in
-// the body is ignored), list, read and cancel its own approvals (another
-// agent's approval is 404 to it); every other route is 403 for it.
+// Authorization (see DESIGN.md, "The decision boundary"): deciding,
+// rules, modes, the audit log and the event stream always need an admin
+// (approver) token: 401 without one, 403 with an agent token. An agent
+// token may POST /v1/calls (the agent is the token's; an "agent" in the
+// body is ignored), list, read and cancel its own approvals (another
+// agent's approval is 404 to it). With cfg.Open and no agent tokens, a
+// request without a token that comes straight from this machine (see
+// direct) may submit a call, wait on it and cancel it by id; it may not
+// list approvals. /healthz and /metrics are public.
 func NewServer(cfg Config, svc Service, logger *slog.Logger) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -49,9 +52,9 @@ func NewServer(cfg Config, svc Service, logger *slog.Logger) *Server {
 		heartbeat: cfg.Heartbeat,
 		csrf:      http.NewCrossOriginProtection(),
 	}
-	s.open = cfg.Open && len(s.creds) == 0
+	s.open = cfg.Open && len(cfg.AgentTokens) == 0
 	if cfg.Open && !s.open {
-		logger.Warn("api: tokens are configured, so requests without one are refused despite the open loopback setting")
+		logger.Warn("api: agent tokens are configured, so calls without one are refused despite the open loopback setting")
 	}
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
@@ -74,12 +77,12 @@ func NewServer(cfg Config, svc Service, logger *slog.Logger) *Server {
 func (s *Server) Metrics() *Metrics { return s.metrics }
 
 func (s *Server) routes() {
-	s.handle("POST /v1/calls", roleAgent, s.handleSubmit)
+	s.handle("POST /v1/calls", roleSubmit, s.handleSubmit)
 	s.handle("GET /v1/approvals", roleAgent, s.handleList)
-	s.handle("GET /v1/approvals/{id}", roleAgent, s.handleGet)
+	s.handle("GET /v1/approvals/{id}", roleSubmit, s.handleGet)
 	s.handle("POST /v1/approvals/{id}/approve", roleAdmin, s.handleApprove)
 	s.handle("POST /v1/approvals/{id}/deny", roleAdmin, s.handleDeny)
-	s.handle("POST /v1/approvals/{id}/cancel", roleAgent, s.handleCancel)
+	s.handle("POST /v1/approvals/{id}/cancel", roleSubmit, s.handleCancel)
 	s.handle("GET /v1/rules", roleAdmin, s.handleRules)
 	s.handle("POST /v1/rules", roleAdmin, s.handleAddRule)
 	s.handle("DELETE /v1/rules/{id}", roleAdmin, s.handleRemoveRule)
@@ -100,13 +103,21 @@ func (s *Server) handle(pattern string, need role, h handlerFunc) {
 		var p principal
 		if need != rolePublic {
 			var ok bool
-			if p, ok = s.authenticate(r); !ok {
+			p, ok = s.authenticate(r)
+			if ok && p.local && need != roleSubmit {
+				ok = false // a token is what this route needs
+			}
+			if !ok {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="approvalbot"`)
-				s.writeError(w, r, &httpError{http.StatusUnauthorized, codeUnauthorized, "missing or unknown bearer token"})
+				msg := "missing or unknown bearer token"
+				if need == roleAdmin {
+					msg = "this needs the approver credential: an APPROVALBOT_ADMIN_TOKENS token, or the one in the daemon's DATA_DIR/approver.token (the CLI reads it when APPROVALBOT_TOKEN is unset)"
+				}
+				s.writeError(w, r, &httpError{http.StatusUnauthorized, codeUnauthorized, msg})
 				return
 			}
 			if need == roleAdmin && !p.admin {
-				s.writeError(w, r, &httpError{http.StatusForbidden, codeForbidden, "an agent token may not do this"})
+				s.writeError(w, r, &httpError{http.StatusForbidden, codeForbidden, "an agent token may not do this: it needs the approver credential"})
 				return
 			}
 		}
@@ -122,10 +133,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() { s.metrics.httpRequest(r.Pattern, sw.code()) }()
 	if err := s.csrf.Check(r); err != nil {
 		s.writeError(sw, r, &httpError{http.StatusForbidden, codeForbidden, "cross-origin request refused"})
-		return
-	}
-	if s.open && !hostAllowed(r) {
-		s.writeError(sw, r, &httpError{http.StatusForbidden, codeForbidden, "Host must be a loopback name when no tokens are configured"})
 		return
 	}
 	s.mux.ServeHTTP(sw, r)

@@ -13,10 +13,11 @@ func TestAuthMatrix(t *testing.T) {
 	tokens := newEnv(t, tokenConfig())
 	a1 := tokens.pending(t, "alice", "k1")
 	b1 := tokens.pending(t, "bob", "k2")
-	open := newEnv(t, Config{Open: true})
+	open := newEnv(t, openConfig())
 	o1 := open.pending(t, "alice", "k1")
-	// Open is ignored when tokens exist.
-	both := newEnv(t, Config{Open: true, AdminTokens: map[string]string{tokAdmin: "ana"}})
+	o2 := open.pending(t, "alice", "k2")
+	// Open is ignored for calls when agent tokens exist.
+	both := newEnv(t, Config{Open: true, AgentTokens: map[string]string{tokAlice: "alice"}, AdminTokens: map[string]string{tokAdmin: "ana"}})
 
 	call := `{"agent":"alice","tool":"Bash","input":{"command":"ls"}}`
 	tests := []struct {
@@ -27,13 +28,28 @@ func TestAuthMatrix(t *testing.T) {
 		want         int
 	}{
 		{"open submit", open, "POST", "/v1/calls", "", call, 200},
-		{"open approve", open, "POST", "/v1/approvals/" + o1.ID + "/approve", "", `{}`, 200},
-		{"open admin route needs no token", open, "GET", "/v1/rules", "", "", 200},
+		{"open waits by id", open, "GET", "/v1/approvals/" + o1.ID, "", "", 200},
+		{"open cancels by id", open, "POST", "/v1/approvals/" + o2.ID + "/cancel", "", `{}`, 200},
+		{"open lists only with a token", open, "GET", "/v1/approvals", "", "", 401},
+		{"open lists with the approver token", open, "GET", "/v1/approvals", tokLocal, "", 200},
+		{"open approve needs the approver token", open, "POST", "/v1/approvals/" + o1.ID + "/approve", "", `{}`, 401},
+		{"open deny needs the approver token", open, "POST", "/v1/approvals/" + o1.ID + "/deny", "", `{}`, 401},
+		{"open rules need the approver token", open, "GET", "/v1/rules", "", "", 401},
+		{"open add rule needs the approver token", open, "POST", "/v1/rules", "", `{"agent":"alice","tool":"Bash","pattern":"*"}`, 401},
+		{"open delete rule needs the approver token", open, "DELETE", "/v1/rules/r1", "", "", 401},
+		{"open mode needs the approver token", open, "GET", "/v1/agents/alice/mode", "", "", 401},
+		{"open set mode needs the approver token", open, "PUT", "/v1/agents/alice/mode", "", `{"mode":"approve_all"}`, 401},
+		{"open audit needs the approver token", open, "GET", "/v1/audit", "", "", 401},
+		{"open verify needs the approver token", open, "GET", "/v1/audit/verify", "", "", 401},
+		{"open events need the approver token", open, "GET", "/v1/events", "", "", 401},
+		{"open encoded approve needs the approver token", open, "POST", "/v1/approvals/" + o1.ID + "/%61pprove", "", `{}`, 401},
+		{"open wrong token", open, "POST", "/v1/calls", "nope-nope-nope", call, 401},
+		{"open approve with the approver token", open, "POST", "/v1/approvals/" + o1.ID + "/approve", tokLocal, `{}`, 200},
 		{"no token", tokens, "POST", "/v1/calls", "", call, 401},
 		{"wrong token", tokens, "POST", "/v1/calls", "nope-nope-nope", call, 401},
 		{"wrong token admin route", tokens, "GET", "/v1/rules", "nope", "", 401},
-		{"open ignored with tokens", both, "GET", "/v1/rules", "", "", 401},
-		{"open ignored, token works", both, "GET", "/v1/rules", tokAdmin, "", 200},
+		{"open ignored with agent tokens", both, "POST", "/v1/calls", "", call, 401},
+		{"open ignored, token works", both, "POST", "/v1/calls", tokAlice, call, 200},
 		{"agent submit", tokens, "POST", "/v1/calls", tokAlice, call, 200},
 		{"agent lists", tokens, "GET", "/v1/approvals", tokAlice, "", 200},
 		{"agent gets own", tokens, "GET", "/v1/approvals/" + a1.ID, tokAlice, "", 200},
@@ -96,38 +112,48 @@ func TestDecidedBy(t *testing.T) {
 	e := newEnv(t, tokenConfig())
 	a := e.pending(t, "alice", "k")
 	r := e.call(t, "POST", "/v1/approvals/"+a.ID+"/deny", tokAdmin, `{"reason":"no","by":"ana@laptop","via":"cli"}`)
-	if r.status != 200 || r.body["decided_by"] != "ana@laptop (token ana)" || r.body["via"] != "cli" || r.body["status"] != "denied" {
+	if r.status != 200 || r.body["decided_by"] != "ana (ana@laptop)" || r.body["via"] != "cli" || r.body["status"] != "denied" {
 		t.Fatalf("got %d %s", r.status, r.raw)
 	}
-	o := newEnv(t, Config{Open: true})
+	o := newEnv(t, openConfig())
 	a = o.pending(t, "alice", "k")
-	r = o.call(t, "POST", "/v1/approvals/"+a.ID+"/approve", "", `{"by":"me@box"}`)
-	if r.body["decided_by"] != "me@box" || r.body["via"] != "api" {
+	r = o.call(t, "POST", "/v1/approvals/"+a.ID+"/approve", tokLocal, `{"by":"me@box"}`)
+	if r.body["decided_by"] != "local-approver (me@box)" || r.body["via"] != "api" {
 		t.Fatalf("open: got %s", r.raw)
 	}
 	a = o.pending(t, "alice", "k2")
-	r = o.call(t, "POST", "/v1/approvals/"+a.ID+"/approve", "", "")
-	if r.status != 200 || r.body["decided_by"] != "local" {
+	r = o.call(t, "POST", "/v1/approvals/"+a.ID+"/approve", tokLocal, "")
+	if r.status != 200 || r.body["decided_by"] != "local-approver" {
 		t.Fatalf("open, empty body: got %d %s", r.status, r.raw)
 	}
 }
 
 func TestBrowserRequestsRefused(t *testing.T) {
-	o := newEnv(t, Config{Open: true})
+	o := newEnv(t, openConfig())
 	a := o.pending(t, "alice", "k")
+	submits := o.fake.Submits()
+	call := `{"agent":"alice","tool":"Bash","input":{"command":"ls"}}`
 	for _, tt := range []struct {
-		name string
-		hdr  []string
-		body string
-		want int
+		name  string
+		path  string
+		token string
+		hdr   []string
+		want  int
 	}{
-		{"DNS rebinding Host", []string{"Host", "evil.example:8754"}, `{}`, 403},
-		{"cross-site fetch", []string{"Sec-Fetch-Site", "cross-site"}, `{}`, 403},
-		{"foreign Origin", []string{"Origin", "https://evil.example"}, `{}`, 403},
-		{"form post", []string{"Content-Type", "text/plain"}, `{}`, 415},
+		{"DNS rebinding Host", "/v1/calls", "", []string{"Host", "evil.example:8754"}, 401},
+		{"cross-site fetch", "/v1/calls", "", []string{"Sec-Fetch-Site", "cross-site"}, 403},
+		{"foreign Origin", "/v1/calls", "", []string{"Origin", "https://evil.example"}, 403},
+		{"form post", "/v1/calls", "", []string{"Content-Type", "text/plain"}, 415},
+		// A proxy on this machine makes every peer loopback: never local.
+		{"X-Forwarded-For", "/v1/calls", "", []string{"X-Forwarded-For", "203.0.113.7"}, 401},
+		{"X-Forwarded-Host", "/v1/calls", "", []string{"X-Forwarded-Host", "localhost"}, 401},
+		{"Forwarded", "/v1/calls", "", []string{"Forwarded", "for=203.0.113.7"}, 401},
+		{"X-Real-IP", "/v1/calls", "", []string{"X-Real-IP", "203.0.113.7"}, 401},
+		{"approver, cross-site", "/v1/approvals/" + a.ID + "/approve", tokLocal, []string{"Sec-Fetch-Site", "cross-site"}, 403},
+		{"approver, form post", "/v1/approvals/" + a.ID + "/approve", tokLocal, []string{"Content-Type", "text/plain"}, 415},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := o.call(t, "POST", "/v1/approvals/"+a.ID+"/approve", "", tt.body, tt.hdr...)
+			r := o.call(t, "POST", tt.path, tt.token, call, tt.hdr...)
 			if r.status != tt.want {
 				t.Fatalf("got %d %s, want %d", r.status, r.raw, tt.want)
 			}
@@ -136,13 +162,22 @@ func TestBrowserRequestsRefused(t *testing.T) {
 	if got, _ := o.fake.Get(context.Background(), a.ID); got.Status != gate.StatusPending {
 		t.Fatalf("approval changed to %s", got.Status)
 	}
+	if n := o.fake.Submits(); n != submits {
+		t.Fatalf("%d calls got through", n-submits)
+	}
+	// Behind a proxy, a token is what works.
+	if r := o.call(t, "POST", "/v1/calls", tokLocal, call, "X-Forwarded-For", "203.0.113.7"); r.status != 200 {
+		t.Fatalf("approver token through a proxy: %d %s", r.status, r.raw)
+	}
 	if r := o.call(t, "GET", "/healthz", "", "", "Host", "localhost:8754"); r.status != 200 {
 		t.Fatalf("localhost Host refused: %d", r.status)
 	}
 }
 
 func TestBadInput(t *testing.T) {
-	e := newEnv(t, Config{Open: true, MaxBody: 4096})
+	cfg := openConfig()
+	cfg.MaxBody = 4096
+	e := newEnv(t, cfg)
 	a := e.pending(t, "alice", "k")
 	decided := e.pending(t, "alice", "k-decided")
 	if _, err := e.fake.Decide(context.Background(), decided.ID, gate.Decision{Approve: true, By: "ana", Via: "telegram"}); err != nil {
@@ -191,7 +226,7 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := e.call(t, tt.method, tt.path, "", tt.body, tt.hdr...)
+			r := e.call(t, tt.method, tt.path, tokLocal, tt.body, tt.hdr...)
 			if r.status != tt.want || r.body["code"] != tt.code {
 				t.Fatalf("got %d %s, want %d %s", r.status, r.raw, tt.want, tt.code)
 			}

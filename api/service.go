@@ -28,10 +28,10 @@ type Service interface {
 	Rules(ctx context.Context, agent string) ([]gate.AlwaysRule, error)
 	// AddRule validates and stores an Always rule, assigning its ID.
 	AddRule(ctx context.Context, r gate.AlwaysRule) (gate.AlwaysRule, error)
-	// RemoveRule deletes an Always rule, or gate.ErrNotFound.
-	RemoveRule(ctx context.Context, id string) (gate.AlwaysRule, error)
-	// SetMode sets an agent's mode.
-	SetMode(ctx context.Context, agent string, m gate.Mode) error
+	// RemoveRule deletes an Always rule, recording the approver by, or gate.ErrNotFound.
+	RemoveRule(ctx context.Context, id, by string) (gate.AlwaysRule, error)
+	// SetMode sets an agent's mode, recording the approver by.
+	SetMode(ctx context.Context, agent string, m gate.Mode, by string) error
 	// Mode returns an agent's mode.
 	Mode(ctx context.Context, agent string) (gate.Mode, error)
 	// Subscribe streams events: the pending approvals first, then live ones.

@@ -71,11 +71,14 @@ func Load() (Settings, error) {
 // fill resolves defaults that depend on the machine.
 func (s *Settings) fill() error {
 	if s.DataDir == "" {
-		home, err := os.UserHomeDir()
+		dir, err := DataDir(os.Getenv)
 		if err != nil {
-			return fmt.Errorf("find home for the default data dir (set %s_DATA_DIR): %w", Prefix, err)
+			return err
 		}
-		s.DataDir = filepath.Join(home, ".local", "share", "approvalbot")
+		s.DataDir = dir
+	}
+	if abs, err := filepath.Abs(s.DataDir); err == nil {
+		s.DataDir = abs
 	}
 	if s.TelegramAPIURL == "" {
 		s.TelegramAPIURL = "https://api.telegram.org"
@@ -83,15 +86,33 @@ func (s *Settings) fill() error {
 	if s.SlackAPIURL == "" {
 		s.SlackAPIURL = "https://slack.com/api/"
 	}
-	if abs, err := filepath.Abs(s.DataDir); err == nil {
-		s.DataDir = abs
-	}
 	if s.Rules != "" {
 		if abs, err := filepath.Abs(s.Rules); err == nil {
 			s.Rules = abs
 		}
 	}
 	return nil
+}
+
+// DataDir finds the data dir the way `serve` does: APPROVALBOT_DATA_DIR,
+// else ~/.local/share/approvalbot, made absolute. Client commands use it to
+// find the approver token on the daemon's machine.
+func DataDir(getenv func(string) string) (string, error) {
+	dir := getenv(Prefix + "_DATA_DIR")
+	if dir == "" {
+		home := getenv("HOME")
+		if home == "" {
+			var err error
+			if home, err = os.UserHomeDir(); err != nil {
+				return "", fmt.Errorf("find home for the default data dir (set %s_DATA_DIR): %w", Prefix, err)
+			}
+		}
+		dir = filepath.Join(home, ".local", "share", "approvalbot")
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return dir, nil
 }
 
 // Validate checks settings that would otherwise fail late or unsafely.

@@ -64,8 +64,9 @@ func (g *Gate) addRule(ctx context.Context, r AlwaysRule, cascade bool) (AlwaysR
 	return r, nil
 }
 
-// RemoveRule deletes an Always rule, or ErrNotFound.
-func (g *Gate) RemoveRule(ctx context.Context, id string) (AlwaysRule, error) {
+// RemoveRule deletes an Always rule, or ErrNotFound. by is the approver who
+// removed it, as the audit log records it; only approvers may call it.
+func (g *Gate) RemoveRule(ctx context.Context, id, by string) (AlwaysRule, error) {
 	if err := validID(id); err != nil {
 		return AlwaysRule{}, err
 	}
@@ -74,7 +75,8 @@ func (g *Gate) RemoveRule(ctx context.Context, id string) (AlwaysRule, error) {
 		return r, fmt.Errorf("delete always rule %s: %w", id, err)
 	}
 	g.forgetAlways(r.Agent)
-	g.audit(ctx, AuditEntry{Event: "rule_removed", Agent: r.Agent, Tool: r.Tool, Detail: r.Pattern}, true)
+	g.audit(ctx, AuditEntry{Event: "rule_removed", Agent: r.Agent, Tool: r.Tool, By: by,
+		Detail: string(r.Scope) + " " + r.Pattern}, true)
 	return r, nil
 }
 
@@ -107,8 +109,10 @@ func (g *Gate) alwaysSet(ctx context.Context, agent string) (*AlwaysSet, error) 
 }
 
 // SetMode sets an agent's mode and resolves the agent's pending approvals
-// the new mode decides (strict denies them, approve_all allows them).
-func (g *Gate) SetMode(ctx context.Context, agent string, m Mode) error {
+// the new mode decides (strict denies them, approve_all allows them). by is
+// the approver who changed it, as the audit log and the resolved approvals
+// record it; only approvers may call it.
+func (g *Gate) SetMode(ctx context.Context, agent string, m Mode, by string) error {
 	if agent == "" || len(agent) > maxAgentLen {
 		return fmt.Errorf("%w: mode needs an agent", ErrInvalid)
 	}
@@ -121,9 +125,9 @@ func (g *Gate) SetMode(ctx context.Context, agent string, m Mode) error {
 	g.mu.Lock()
 	g.modes[agent] = m
 	g.mu.Unlock()
-	g.audit(ctx, AuditEntry{Event: "mode", Agent: agent, Detail: string(m)}, true)
+	g.audit(ctx, AuditEntry{Event: "mode", Agent: agent, By: by, Detail: string(m)}, true)
 	if m != ModeInteractive {
-		g.cascade(ctx, agent, "mode "+string(m), "mode")
+		g.cascade(ctx, agent, by+" (mode "+string(m)+")", "mode")
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -424,7 +425,7 @@ func TestAlwaysCascade(t *testing.T) {
 	if n := h.submit(call("AskTool", `{"a":9}`)); n.Status != gate.StatusAllowed {
 		t.Errorf("after always: %s", n.Status)
 	}
-	if _, err := h.g.RemoveRule(ctx, rules[0].ID); err != nil {
+	if _, err := h.g.RemoveRule(ctx, rules[0].ID, "ana"); err != nil {
 		t.Fatal(err)
 	}
 	if n := h.submit(call("AskTool", `{"a":10}`)); n.Status != gate.StatusPending {
@@ -460,7 +461,7 @@ func TestModes(t *testing.T) {
 	h := newHarness(t, gate.Config{})
 	ctx := context.Background()
 	p := h.submit(call("AskTool", `{"m":1}`))
-	if err := h.g.SetMode(ctx, "claude", gate.ModeStrict); err != nil {
+	if err := h.g.SetMode(ctx, "claude", gate.ModeStrict, "ana"); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := h.g.Get(ctx, p.ID); got.Status != gate.StatusDenied {
@@ -469,7 +470,7 @@ func TestModes(t *testing.T) {
 	if n := h.submit(call("AskTool", `{"m":2}`)); n.Status != gate.StatusDenied {
 		t.Errorf("strict: %s", n.Status)
 	}
-	if err := h.g.SetMode(ctx, "claude", gate.ModeApproveAll); err != nil {
+	if err := h.g.SetMode(ctx, "claude", gate.ModeApproveAll, "ana"); err != nil {
 		t.Fatal(err)
 	}
 	if n := h.submit(call("AskTool", `{"m":3}`)); n.Status != gate.StatusAllowed {
@@ -478,7 +479,7 @@ func TestModes(t *testing.T) {
 	if n := h.submit(call("BadTool", `{}`)); n.Status != gate.StatusDenied {
 		t.Errorf("approve_all over deny: %s", n.Status)
 	}
-	if err := h.g.SetMode(ctx, "claude", "yolo"); !errors.Is(err, gate.ErrInvalid) {
+	if err := h.g.SetMode(ctx, "claude", "yolo", "ana"); !errors.Is(err, gate.ErrInvalid) {
 		t.Errorf("bad mode: %v", err)
 	}
 	// Modes persist.
@@ -607,4 +608,41 @@ func TestNoGoroutineLeak(t *testing.T) {
 	}
 	wg.Wait()
 	waitFor(t, "goroutines to settle", func() bool { return runtime.NumGoroutine() <= base+2 })
+}
+
+// TestChangesAuditedWithActor: every change records who made it.
+func TestChangesAuditedWithActor(t *testing.T) {
+	h := newHarness(t, gate.Config{})
+	ctx := context.Background()
+	a := h.submit(call("AskTool", `{"who":1}`))
+	var ruleID string
+	steps := []struct {
+		event string
+		do    func() error
+	}{
+		{"decided", func() error {
+			_, err := h.g.Decide(ctx, a.ID, gate.Decision{Approve: true, By: "ana (alice@box)", Via: "api"})
+			return err
+		}},
+		{"rule_added", func() error {
+			r, err := h.g.AddRule(ctx, gate.AlwaysRule{Agent: "claude", Tool: "AskTool", Pattern: "*", CreatedBy: "ana"})
+			ruleID = r.ID
+			return err
+		}},
+		{"rule_removed", func() error { _, err := h.g.RemoveRule(ctx, ruleID, "ana"); return err }},
+		{"mode", func() error { return h.g.SetMode(ctx, "claude", gate.ModeStrict, "ana") }},
+	}
+	for _, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.event, err)
+		}
+		entries, err := h.g.Audit(ctx, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := entries[len(entries)-1]
+		if last.Event != st.event || !strings.HasPrefix(last.By, "ana") {
+			t.Errorf("last audit entry %+v, want %s by ana", last, st.event)
+		}
+	}
 }

@@ -262,7 +262,7 @@ func (f *Fake) AddRule(ctx context.Context, r gate.AlwaysRule) (gate.AlwaysRule,
 }
 
 // RemoveRule deletes an Always rule.
-func (f *Fake) RemoveRule(ctx context.Context, id string) (gate.AlwaysRule, error) {
+func (f *Fake) RemoveRule(ctx context.Context, id, by string) (gate.AlwaysRule, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, r := range f.rules {
@@ -275,7 +275,7 @@ func (f *Fake) RemoveRule(ctx context.Context, id string) (gate.AlwaysRule, erro
 }
 
 // SetMode sets an agent's mode.
-func (f *Fake) SetMode(ctx context.Context, agent string, m gate.Mode) error {
+func (f *Fake) SetMode(ctx context.Context, agent string, m gate.Mode, by string) error {
 	if !m.Valid() {
 		return fmt.Errorf("set mode: %w: %q", gate.ErrInvalid, m)
 	}

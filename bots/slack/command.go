@@ -40,7 +40,7 @@ func (b *Bot) command(ctx context.Context, cmd *slack.SlashCommand) string {
 		if !b.isApprover(cmd.UserID) {
 			return msgNotAllowed
 		}
-		r, err := b.g.RemoveRule(ctx, args[1])
+		r, err := b.g.RemoveRule(ctx, args[1], "<@"+cmd.UserID+">")
 		if err != nil {
 			return "Could not revoke rule " + Escape(args[1]) + ": " + Escape(err.Error())
 		}
@@ -57,7 +57,7 @@ func (b *Bot) command(ctx context.Context, cmd *slack.SlashCommand) string {
 		if !m.Valid() {
 			return "Unknown mode " + Escape(args[2]) + ". " + commandUsage
 		}
-		if err := b.g.SetMode(ctx, args[1], m); err != nil {
+		if err := b.g.SetMode(ctx, args[1], m, "<@"+cmd.UserID+">"); err != nil {
 			return "Could not set the mode: " + Escape(err.Error())
 		}
 		b.logger.Info("mode set", "agent", args[1], "mode", m, "user", cmd.UserID)

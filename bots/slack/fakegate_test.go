@@ -114,7 +114,7 @@ func (f *fakeGate) Rules(_ context.Context, agent string) ([]gate.AlwaysRule, er
 	return out, nil
 }
 
-func (f *fakeGate) RemoveRule(_ context.Context, id string) (gate.AlwaysRule, error) {
+func (f *fakeGate) RemoveRule(_ context.Context, id, _ string) (gate.AlwaysRule, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, r := range f.rules {
@@ -126,7 +126,7 @@ func (f *fakeGate) RemoveRule(_ context.Context, id string) (gate.AlwaysRule, er
 	return gate.AlwaysRule{}, fmt.Errorf("rule %s: %w", id, gate.ErrNotFound)
 }
 
-func (f *fakeGate) SetMode(_ context.Context, agent string, m gate.Mode) error {
+func (f *fakeGate) SetMode(_ context.Context, agent string, m gate.Mode, _ string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.modes[agent] = m

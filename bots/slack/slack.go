@@ -64,8 +64,8 @@ type Gate interface {
 	List(ctx context.Context, status gate.Status) ([]*gate.Approval, error)
 	AddMessageRef(ctx context.Context, id string, ref gate.MessageRef) (*gate.Approval, error)
 	Rules(ctx context.Context, agent string) ([]gate.AlwaysRule, error)
-	RemoveRule(ctx context.Context, id string) (gate.AlwaysRule, error)
-	SetMode(ctx context.Context, agent string, m gate.Mode) error
+	RemoveRule(ctx context.Context, id, by string) (gate.AlwaysRule, error)
+	SetMode(ctx context.Context, agent string, m gate.Mode, by string) error
 }
 
 // Bot is the Slack frontend. It implements gate.Notifier.

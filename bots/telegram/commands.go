@@ -231,7 +231,7 @@ func (b *Bot) onRules(ctx context.Context, chat int64, msgID int) {
 
 // revoke removes a rule and says what happened.
 func (b *Bot) revoke(ctx context.Context, id string, by *tgbotapi.User) string {
-	r, err := b.g.RemoveRule(ctx, id)
+	r, err := b.g.RemoveRule(ctx, id, who(by))
 	switch {
 	case errors.Is(err, gate.ErrNotFound):
 		return "No rule " + id + "."
@@ -264,7 +264,7 @@ func (b *Bot) setMode(ctx context.Context, args []string, by *tgbotapi.User) str
 	if !m.Valid() {
 		return usage
 	}
-	if err := b.g.SetMode(ctx, agent, m); err != nil {
+	if err := b.g.SetMode(ctx, agent, m, who(by)); err != nil {
 		b.logger.Error("set mode", "agent", agent, "err", err)
 		return prompt.VisibleLine("Could not set the mode: " + err.Error())
 	}

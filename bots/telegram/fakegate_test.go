@@ -134,7 +134,7 @@ func (f *fakeGate) Rules(_ context.Context, agent string) ([]gate.AlwaysRule, er
 	return append([]gate.AlwaysRule(nil), f.rules...), nil
 }
 
-func (f *fakeGate) RemoveRule(_ context.Context, id string) (gate.AlwaysRule, error) {
+func (f *fakeGate) RemoveRule(_ context.Context, id, _ string) (gate.AlwaysRule, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, r := range f.rules {
@@ -146,7 +146,7 @@ func (f *fakeGate) RemoveRule(_ context.Context, id string) (gate.AlwaysRule, er
 	return gate.AlwaysRule{}, gate.ErrNotFound
 }
 
-func (f *fakeGate) SetMode(_ context.Context, agent string, m gate.Mode) error {
+func (f *fakeGate) SetMode(_ context.Context, agent string, m gate.Mode, _ string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.modes[agent] = m

@@ -71,8 +71,8 @@ type Gate interface {
 	Decide(ctx context.Context, id string, d gate.Decision) (*gate.Approval, error)
 	AddMessageRef(ctx context.Context, id string, ref gate.MessageRef) (*gate.Approval, error)
 	Rules(ctx context.Context, agent string) ([]gate.AlwaysRule, error)
-	RemoveRule(ctx context.Context, id string) (gate.AlwaysRule, error)
-	SetMode(ctx context.Context, agent string, m gate.Mode) error
+	RemoveRule(ctx context.Context, id, by string) (gate.AlwaysRule, error)
+	SetMode(ctx context.Context, agent string, m gate.Mode, by string) error
 	Value(ctx context.Context, key string) (string, error)
 	SetValue(ctx context.Context, key, value string) error
 }

@@ -30,7 +30,7 @@ func runApprove(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "approvalbot approve: --scope only goes with --always")
 		return exitUsage
 	}
-	c := clientFromEnv(e)
+	c := approverClientFromEnv(e)
 	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
 	defer cancel()
 	a, err := c.Approve(ctx, pos[0], *always, gate.Scope(*scope), *by)

@@ -28,7 +28,7 @@ func runAudit(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "approvalbot audit: --limit must not be negative")
 		return exitUsage
 	}
-	c := clientFromEnv(e)
+	c := approverClientFromEnv(e)
 	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
 	defer cancel()
 	if *verify {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"approvalbot/api"
+	"approvalbot/config"
 	"approvalbot/prompt"
 )
 
@@ -19,13 +20,34 @@ import (
 const clientTimeout = 30 * time.Second
 
 // clientFromEnv returns a client for the daemon at $APPROVALBOT_URL with
-// $APPROVALBOT_TOKEN.
+// $APPROVALBOT_TOKEN. Agents' adapters (hook, mcp) use it: they never read
+// the approver token.
 func clientFromEnv(e *env, opts ...api.Option) *api.Client {
-	u := e.getenv("APPROVALBOT_URL")
-	if u == "" {
-		u = defaultURL
+	return api.NewClient(daemonURL(e), e.getenv("APPROVALBOT_TOKEN"), opts...)
+}
+
+// approverClientFromEnv returns a client for the commands a person runs to
+// decide and manage (approve, deny, rules, mode, watch, audit, pending):
+// with $APPROVALBOT_TOKEN, else with the approver token `serve` keeps in
+// its data dir (found as serve finds it: $APPROVALBOT_DATA_DIR, else
+// ~/.local/share/approvalbot), so on the daemon's machine, as its user,
+// they need no setup. Without either, the daemon answers 401 and
+// clientFailed says what to set.
+func approverClientFromEnv(e *env, opts ...api.Option) *api.Client {
+	tok := e.getenv("APPROVALBOT_TOKEN")
+	if tok == "" {
+		if dir, err := config.DataDir(e.getenv); err == nil {
+			tok, _ = config.ReadApproverToken(dir, false)
+		}
 	}
-	return api.NewClient(u, e.getenv("APPROVALBOT_TOKEN"), opts...)
+	return api.NewClient(daemonURL(e), tok, opts...)
+}
+
+func daemonURL(e *env) string {
+	if u := e.getenv("APPROVALBOT_URL"); u != "" {
+		return u
+	}
+	return defaultURL
 }
 
 // clientFailed reports err from talking to the daemon and returns the exit code.
@@ -35,7 +57,8 @@ func clientFailed(e *env, name string, c *api.Client, err error) int {
 	case errors.Is(err, api.ErrUnreachable):
 		fmt.Fprintf(e.stderr, "approvalbot %s: cannot reach the daemon at %s: is `approvalbot serve` running there? (set APPROVALBOT_URL)\n  %v\n", name, c.BaseURL(), err)
 	case errors.As(err, &ae) && ae.Status == http.StatusUnauthorized:
-		fmt.Fprintf(e.stderr, "approvalbot %s: the daemon at %s refused the token: set APPROVALBOT_TOKEN to an admin token\n", name, c.BaseURL())
+		fmt.Fprintf(e.stderr, "approvalbot %s: the daemon at %s needs the approver credential: set APPROVALBOT_TOKEN to an admin token, "+
+			"or run this as the daemon's user on its machine with the same APPROVALBOT_DATA_DIR (it reads DATA_DIR/%s)\n", name, c.BaseURL(), config.ApproverTokenFile)
 	case errors.As(err, &ae) && ae.Status == http.StatusForbidden:
 		fmt.Fprintf(e.stderr, "approvalbot %s: not allowed with this token (%s): it needs an admin token\n", name, ae.Message)
 	case errors.As(err, &ae):

@@ -91,7 +91,7 @@ func TestApproveDenyCommands(t *testing.T) {
 		t.Fatalf("approve: %d %q %q", code, out, errs)
 	}
 	got, _ := d.fake.Get(ctx, a.ID)
-	if got.Status != gate.StatusApprovedAlways || got.DecidedBy != "ana@phone (token ana)" || got.Via != "cli" {
+	if got.Status != gate.StatusApprovedAlways || got.DecidedBy != "ana (ana@phone)" || got.Via != "cli" {
 		t.Fatalf("approved: %+v", got)
 	}
 	if rules, _ := d.fake.Rules(ctx, "claude"); len(rules) != 1 || rules[0].Scope != gate.ScopeSession {
@@ -106,7 +106,7 @@ func TestApproveDenyCommands(t *testing.T) {
 		t.Fatalf("deny: %d %q %q", code, out, errs)
 	}
 	got, _ = d.fake.Get(ctx, b.ID)
-	if got.Status != gate.StatusDeniedStop || got.Reason != "not on main" || !strings.HasPrefix(got.DecidedBy, "ana@") {
+	if got.Status != gate.StatusDeniedStop || got.Reason != "not on main" || !strings.HasPrefix(got.DecidedBy, "ana (ana@") {
 		t.Fatalf("denied: %+v", got)
 	}
 	if code, _, errs := run(t, d.url, cliAdminToken, "approve", "nope"); code != exitFailure || !strings.Contains(errs, "no such approval") {
@@ -187,7 +187,7 @@ func TestClientCommandErrors(t *testing.T) {
 	}{
 		{"unreachable", dead, "", []string{"pending"}, exitFailure, "cannot reach the daemon at " + dead},
 		{"unreachable approve", dead, "", []string{"approve", "a1"}, exitFailure, dead},
-		{"wrong token", d.url, "wrong", []string{"pending"}, exitFailure, "refused the token"},
+		{"wrong token", d.url, "wrong", []string{"pending"}, exitFailure, "needs the approver credential"},
 		{"agent token", d.url, "agent-token-0123456789", []string{"rules", "list"}, exitFailure, "needs an admin token"},
 		{"approve without id", d.url, cliAdminToken, []string{"approve"}, exitUsage, "want 1 argument"},
 		{"approve two ids", d.url, cliAdminToken, []string{"approve", "a", "b"}, exitUsage, "want 1 argument"},

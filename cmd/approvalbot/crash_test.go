@@ -20,9 +20,11 @@ import (
 func TestCrashRecovery(t *testing.T) {
 	const n = 50
 	addr := freeAddr(t)
-	env := []string{"APPROVALBOT_DATA_DIR=" + t.TempDir(), "APPROVALBOT_RULES=" + askRules(t)}
+	dataDir := t.TempDir()
+	env := []string{"APPROVALBOT_DATA_DIR=" + dataDir, "APPROVALBOT_RULES=" + askRules(t)}
 	d := startDaemon(t, addr, env...)
-	client := api.NewClient(d.url, "")
+	agent := api.NewClient(d.url, "") // the hooks: no token on an open loopback daemon
+	client := approverClient(t, d.url, dataDir)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -37,7 +39,7 @@ func TestCrashRecovery(t *testing.T) {
 			input, _ := json.Marshal(map[string]string{"command": fmt.Sprintf("touch /tmp/f%d", i)})
 			c := gate.Call{Agent: "claude", SessionID: "s", Tool: "Bash", Input: input, Cwd: "/tmp",
 				IdempotencyKey: fmt.Sprintf("toolu_%02d", i)}
-			a, err := client.SubmitAndWait(ctx, c, 5*time.Second)
+			a, err := agent.SubmitAndWait(ctx, c, 5*time.Second)
 			results <- result{i, a, err}
 		}()
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"approvalbot/api"
+	"approvalbot/config"
 )
 
 // The tests in this file run the real binary as a separate process.
@@ -132,6 +133,17 @@ func (d *daemon) kill() {
 		<-d.done
 		d.done <- nil // let a second kill return
 	}
+}
+
+// approverClient is the person's client for a daemon whose data dir is
+// dataDir: it presents the approver token serve made there.
+func approverClient(t testing.TB, url, dataDir string) *api.Client {
+	t.Helper()
+	tok, err := config.ReadApproverToken(dataDir, true)
+	if err != nil {
+		t.Fatalf("approver token: %v", err)
+	}
+	return api.NewClient(url, tok)
 }
 
 // askRules makes every Bash command ask.

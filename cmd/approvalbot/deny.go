@@ -12,7 +12,7 @@ func runDeny(ctx context.Context, e *env, args []string) int {
 	if !ok {
 		return code
 	}
-	c := clientFromEnv(e)
+	c := approverClientFromEnv(e)
 	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
 	defer cancel()
 	a, err := c.Deny(ctx, pos[0], *reason, *stop, *by)

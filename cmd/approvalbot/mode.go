@@ -21,7 +21,7 @@ func runMode(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	agent := pos[0]
-	c := clientFromEnv(e)
+	c := approverClientFromEnv(e)
 	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
 	defer cancel()
 	if len(pos) == 1 {

@@ -17,7 +17,7 @@ func runPending(ctx context.Context, e *env, args []string) int {
 	if _, code, ok := parseFlags(e, fs, args, 0); !ok {
 		return code
 	}
-	c := clientFromEnv(e)
+	c := approverClientFromEnv(e)
 	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
 	defer cancel()
 	list, err := c.List(ctx, gate.StatusPending)

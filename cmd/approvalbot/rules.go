@@ -41,7 +41,7 @@ func rulesList(ctx context.Context, e *env, args []string) int {
 	if _, code, ok := parseFlags(e, fs, args, 0); !ok {
 		return code
 	}
-	c := clientFromEnv(e)
+	c := approverClientFromEnv(e)
 	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
 	defer cancel()
 	rules, err := c.Rules(ctx, *agent)
@@ -112,7 +112,7 @@ func rulesAdd(ctx context.Context, e *env, args []string) int {
 		t := time.Now().Add(*expires).UTC()
 		r.ExpiresAt = &t
 	}
-	c := clientFromEnv(e)
+	c := approverClientFromEnv(e)
 	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
 	defer cancel()
 	added, err := c.AddRule(ctx, r)
@@ -130,7 +130,7 @@ func rulesRemove(ctx context.Context, e *env, args []string) int {
 	if !ok {
 		return code
 	}
-	c := clientFromEnv(e)
+	c := approverClientFromEnv(e)
 	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
 	defer cancel()
 	if err := c.DeleteRule(ctx, pos[0]); err != nil {

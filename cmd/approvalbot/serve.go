@@ -139,11 +139,15 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.Listen, err)
 	}
+	admins, err := approverTokens(s, logger)
+	if err != nil {
+		return usageError{err}
+	}
 	metrics := api.NewMetrics()
 	open := s.LoopbackListen() && len(s.APITokens) == 0 && len(s.AdminTokens) == 0
 	srv := api.NewServer(api.Config{
 		AgentTokens: invert(s.APITokens),
-		AdminTokens: invert(s.AdminTokens),
+		AdminTokens: admins,
 		Open:        open,
 		Metrics:     metrics,
 	}, g, logger)
@@ -193,6 +197,28 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 		logger.Warn("http shutdown", "err", err)
 	}
 	return nil
+}
+
+// approverTokens returns the admin tokens (token -> approver name): those of
+// APPROVALBOT_ADMIN_TOKENS, else the one in DATA_DIR/approver.token, made
+// at the first start. Deciding always needs one of them, also on an open
+// loopback listener, so no process that cannot read that file (or was not
+// given a token) decides for the person.
+func approverTokens(s config.Settings, logger *slog.Logger) (map[string]string, error) {
+	if len(s.AdminTokens) > 0 {
+		return invert(s.AdminTokens), nil
+	}
+	tok, created, err := config.EnsureApproverToken(s.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	path := config.ApproverTokenPath(s.DataDir)
+	if created {
+		logger.Info("created the approver token; approve, deny, rules, mode, watch and audit read it on this machine", "file", path)
+	} else {
+		logger.Debug("using the approver token", "file", path)
+	}
+	return map[string]string{tok: config.LocalApprover}, nil
 }
 
 func rulesName(s config.Settings) string {

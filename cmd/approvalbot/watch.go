@@ -72,7 +72,7 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	err = watch.Run(rctx, watch.Config{
-		Client:     watchClient{clientFromEnv(e, api.WithVia("watch"))},
+		Client:     watchClient{approverClientFromEnv(e, api.WithVia("watch"))},
 		By:         *by,
 		In:         in,
 		Out:        out,

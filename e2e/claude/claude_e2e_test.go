@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"approvalbot/api"
+	"approvalbot/config"
 	"approvalbot/gate"
 )
 
@@ -284,14 +285,19 @@ func startDaemon(t testing.TB, root string) (bin, url string, client *api.Client
 			t.Logf("approvalbot serve log:\n%s", serveLog.String())
 		}
 	})
-	client = api.NewClient(url, "")
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		hctx, hcancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := client.Health(hctx)
+		_, err := api.NewClient(url, "").Health(hctx)
 		hcancel()
 		if err == nil {
-			return bin, url, client
+			// The tests decide as the person on this machine: with the
+			// approver token serve made in its data dir.
+			tok, err := config.ReadApproverToken(filepath.Join(root, "data"), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return bin, url, api.NewClient(url, tok)
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("daemon did not come up: %v\n%s", err, serveLog.String())

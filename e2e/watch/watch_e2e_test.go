@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"approvalbot/api"
+	"approvalbot/config"
 	"approvalbot/gate"
 )
 
@@ -39,11 +40,19 @@ func TestWatchUnderTmux(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildBinary(t, dir)
 	url := startServe(t, bin, dir)
-	tm := startTmux(t, tmux, dir, fmt.Sprintf("env APPROVALBOT_URL=%s APPROVALBOT_TOKEN= NO_COLOR=1 %s watch --by e2e-tester --guard 300ms", url, bin))
+	// watch finds the approver token in the daemon's data dir, as on the
+	// person's own machine.
+	tm := startTmux(t, tmux, dir, fmt.Sprintf("env APPROVALBOT_URL=%s APPROVALBOT_DATA_DIR=%s APPROVALBOT_TOKEN= NO_COLOR=1 %s watch --by e2e-tester --guard 300ms",
+		url, filepath.Join(dir, "data"), bin))
 
 	tm.waitPane("connected · 0 pending")
 
-	client := api.NewClient(url, "")
+	client := api.NewClient(url, "") // the agent's side: no token on an open loopback daemon
+	tok, err := config.ReadApproverToken(filepath.Join(dir, "data"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	person := api.NewClient(url, tok)
 	type result struct {
 		a   *gate.Approval
 		err error
@@ -69,26 +78,26 @@ func TestWatchUnderTmux(t *testing.T) {
 	// The oldest is shown first, with the other one waiting; keys count
 	// only once the box says it takes them.
 	tm.waitPane("touch e2e-first-file", "1 more waiting", "↑/↓ Enter")
-	pending, err := client.List(context.Background(), gate.StatusPending)
+	pending, err := person.List(context.Background(), gate.StatusPending)
 	if err != nil || len(pending) != 2 {
 		t.Fatalf("pending before any decision: %d, %v; want both (a stale key decided?)", len(pending), err)
 	}
 	tm.keys("1")
 
 	r := wait(t, first)
-	if r.err != nil || r.a.Status != gate.StatusApproved || r.a.Decision != gate.Allow || r.a.DecidedBy != "e2e-tester" {
+	if r.err != nil || r.a.Status != gate.StatusApproved || r.a.Decision != gate.Allow || r.a.DecidedBy != "local-approver (e2e-tester)" {
 		t.Fatalf("first call: %+v, %v; want approved by e2e-tester", r.a, r.err)
 	}
-	tm.waitPane("rm -rf e2e-second-dir", "Approved by e2e-tester", "↑/↓ Enter")
+	tm.waitPane("rm -rf e2e-second-dir", "Approved by local-approver (e2e-tester)", "↑/↓ Enter")
 	tm.keys("-l", "too risky")
 	tm.waitPane("reason: too risky")
 	tm.keys("Enter")
 
 	r = wait(t, second)
-	if r.err != nil || r.a.Status != gate.StatusDenied || r.a.Decision != gate.Deny || r.a.Reason != "too risky" || r.a.DecidedBy != "e2e-tester" {
+	if r.err != nil || r.a.Status != gate.StatusDenied || r.a.Decision != gate.Deny || r.a.Reason != "too risky" || r.a.DecidedBy != "local-approver (e2e-tester)" {
 		t.Fatalf("second call: %+v, %v; want denied by e2e-tester with the reason", r.a, r.err)
 	}
-	tm.waitPane("No pending approvals", "Denied by e2e-tester", "too risky")
+	tm.waitPane("No pending approvals", "Denied by local-approver (e2e-tester)", "too risky")
 
 	// Ctrl+C leaves watch cleanly, printing what happened.
 	tm.keys("C-c")
