@@ -31,8 +31,20 @@ func TestDefaultRules(t *testing.T) {
 		{"git diff HEAD~1", gate.Allow},
 		{"git log --oneline -5", gate.Allow},
 		{"git show HEAD", gate.Allow},
-		{"grep -rn TODO .", gate.Allow},
-		{"rg needle src", gate.Allow},
+		// Recursive reads of a tree that is not on this machine: every
+		// file below may be a secret the Read rules deny.
+		{"grep -rn TODO .", gate.Ask},
+		{"rg needle src", gate.Ask},
+		{"grep -n TODO *.go", gate.Ask},
+		{"git --no-pager log -5", gate.Allow},
+		{"git -P diff", gate.Allow},
+		{"for f in a b; do echo $f; done", gate.Allow},
+		{"[[ -n \"$(git status --porcelain)\" ]] && echo dirty", gate.Allow},
+		{"sed 's/a/b/' f", gate.Allow},
+		{"sed -i 's/a/b/' f", gate.Ask},
+		{"awk '{print $1}' f", gate.Allow},
+		{"awk 'BEGIN{system(\"touch x\")}'", gate.Ask},
+		{"sort --out=x f", gate.Ask},
 		{"find . -name '*.go'", gate.Allow},
 		{"sed -n 1,5p main.go", gate.Allow},
 		// Hazards of allowed commands still ask.
@@ -44,8 +56,12 @@ func TestDefaultRules(t *testing.T) {
 		{"echo hi > /tmp/notes.txt", gate.Ask},
 		{"echo K=V >> .env", gate.Deny},
 		// Secrets through read-only commands ask.
-		{"cat .env", gate.Ask},
-		{"cat ~/.ssh/id_rsa", gate.Ask},
+		// Reads are judged by the Read rules.
+		{"cat .env", gate.Deny},
+		{"cat < .env", gate.Deny},
+		{"cat ~/.ssh/id_rsa", gate.Deny},
+		{"f=.env; cat $f", gate.Deny},
+		{"cat .e*", gate.Ask},
 		{"grep -r key ~/.aws/", gate.Ask},
 		// Everything else asks.
 		{"npm install", gate.Ask},
@@ -66,7 +82,9 @@ func TestDefaultRules(t *testing.T) {
 		{"chmod -R 777 /", gate.Deny},
 		{"echo x > /dev/sda", gate.Deny},
 		// Self-approval is denied by the builtin layer.
-		{"approvalbot approve 01H", gate.Deny},
+		// Deciding needs the approver credential, which an agent cannot
+		// read (the data dir is a built-in deny); the command itself asks.
+		{"approvalbot approve 01H", gate.Ask},
 	}
 	for _, tt := range shellCases {
 		in, _ := json.Marshal(map[string]string{"command": tt.cmd})

@@ -95,6 +95,13 @@ type part struct {
 	// command, a hazard, an unresolvable path).
 	alwaysTool, alwaysPattern string
 	fixable                   bool
+	// uncertain marks an ask that comes from the analysis, not from a rule
+	// (something not understood, a hazard, a protected or dynamic target):
+	// no Always rule or mode answers it, only a person.
+	uncertain bool
+	// hazardOnly marks an uncertain part that an exact Always rule may
+	// still answer (a hazard, not something not understood).
+	hazardOnly bool
 }
 
 func (s *evalState) failWhole(why string) {
@@ -235,12 +242,18 @@ func (s *evalState) evalShell() {
 		s.failWhole("the shell analysis gave no result")
 		return
 	}
-	s.parts = make([]part, 0, len(a.Commands)+len(a.Writes))
+	s.parts = make([]part, 0, len(a.Commands)+len(a.Writes)+len(a.Reads)+len(a.Network))
 	for i := range a.Commands {
 		s.judgeCommand(&a.Commands[i])
 	}
 	for i := range a.Writes {
 		s.judgeWrite(&a.Writes[i])
+	}
+	for i := range a.Reads {
+		s.judgeRead(&a.Reads[i])
+	}
+	for _, n := range a.Network {
+		s.judgeNetwork(n)
 	}
 	if a.Unsafe != "" {
 		s.failWhole(a.Unsafe)
@@ -262,15 +275,28 @@ func (s *evalState) judgeCommand(cmd *shell.Command) {
 		alwaysPattern: cmd.Always,
 		fixable:       true,
 	}
-	if why := s.p.protectCommand(cmd, s.cwd); why != "" {
-		pt.ref = RuleRef{Layer: LayerBuiltin, Action: Deny}
-		pt.v.Decision, pt.v.Reason = Deny, why
+	cwd := cmd.Cwd
+	if why, action := s.p.protectCommand(cmd, cwd); why != "" {
+		if action == Deny {
+			pt.ref = RuleRef{Layer: LayerBuiltin, Action: Deny}
+			pt.v.Decision, pt.v.Reason = Deny, why
+		} else {
+			s.uncertain(&pt, why)
+			pt.fixable = false
+		}
 		s.parts = append(s.parts, pt)
 		return
 	}
 	subj := subject{text: cmd.Text}
 	ref := s.judge(tool, &subj)
 	reason := ""
+	if cmd.Canon != "" && ref.Action != Deny {
+		csubj := subject{text: cmd.Canon}
+		if cref := s.judge(tool, &csubj); cref.Action == Deny || cref.Action == Allow && ref.Action != Allow {
+			ref, subj = cref, csubj
+			reason = ruleReason(cref) + " (as `" + cmd.Canon + "`)"
+		}
+	}
 	// Other spellings of the command can deny, never allow.
 	if ref.Action != Deny {
 		for _, alt := range cmd.AltTexts {
@@ -286,14 +312,29 @@ func (s *evalState) judgeCommand(cmd *shell.Command) {
 	case ref.Action == Deny:
 	case cmd.Dynamic != "":
 		ref = RuleRef{Layer: LayerShell, Action: Ask}
-		reason = "the command is not static (" + cmd.Dynamic + ")"
-		pt.fixable = false
+		reason = cmd.Dynamic
+		if !strings.HasPrefix(reason, "not understood") {
+			reason = "not understood: " + reason
+		}
+		pt.fixable, pt.uncertain = false, true
 	default:
 		ref = s.always(tool, &subj, ref)
-		if ref.Action == Allow && cmd.Hazard != "" {
-			reason = "hazard: " + cmd.Hazard + " (" + ruleReason(ref) + " does not cover it)"
+		if cmd.Hazard != "" && ref.Action == Allow && literalPattern(ref.Pattern) {
+			// A rule naming this exact command (an Always for it, say)
+			// is a person's approval of exactly what runs.
+			break
+		}
+		if cmd.Hazard != "" {
+			if ref.Action == Allow {
+				reason = "hazard: " + cmd.Hazard + " (" + ruleReason(ref) + " does not cover it)"
+			} else {
+				reason = "hazard: " + cmd.Hazard + " (" + ruleReason(ref) + ")"
+			}
 			ref = RuleRef{Layer: LayerShell, Action: Ask}
-			pt.fixable = false
+			pt.uncertain = true
+			// Only an Always rule for this exact command can answer it.
+			pt.fixable = literalPattern(cmd.Always)
+			pt.hazardOnly = true
 		}
 	}
 	if reason == "" {
@@ -309,8 +350,8 @@ func (s *evalState) judgeCommand(cmd *shell.Command) {
 func (s *evalState) judgeWrite(w *shell.Write) {
 	pt := part{v: Verdict{Kind: "write", Subject: w.Path}}
 	if w.Dynamic || strings.Contains(w.Path, shell.Dyn) {
-		pt.ref = RuleRef{Layer: LayerShell, Action: Ask}
-		pt.v.Decision, pt.v.Reason = Ask, "the redirect target is not static"
+		pt.v.Subject = strings.ReplaceAll(w.Path, shell.Dyn, "…")
+		s.uncertain(&pt, "not understood: the target of `"+w.Op+"` is only known at run time")
 		s.parts = append(s.parts, pt)
 		return
 	}
@@ -322,8 +363,7 @@ func (s *evalState) judgeWrite(w *shell.Write) {
 func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
 	ps, ok := resolvePath(raw, s.cwd, s.p.home)
 	if !ok {
-		pt.ref = RuleRef{Layer: LayerDefault, Action: Ask}
-		pt.v.Decision, pt.v.Reason = Ask, "cannot resolve the path (relative without a cwd, or ~ without a home)"
+		s.uncertain(pt, "not understood: cannot resolve the path (relative in an unknown directory, or ~ without a home)")
 		return
 	}
 	pt.v.Subject = ps.abs
@@ -331,18 +371,37 @@ func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
 		s.outside = true
 		s.outPaths = append(s.outPaths, ps.abs)
 	}
-	if kind == KindWrite {
-		if pr := s.p.protectedBy(ps.abs); pr != "" {
+	if why, action := s.p.protectPath(ps.abs, s.cwd, kind); why != "" {
+		if action == Deny {
 			pt.ref = RuleRef{Layer: LayerBuiltin, Action: Deny}
-			pt.v.Decision = Deny
-			pt.v.Reason = "writes to approvalbot's own files (" + pr + ") are denied"
+			pt.v.Decision, pt.v.Reason = Deny, why
 			return
 		}
+		// A write into git's internals: only a person can answer, unless
+		// a rule denies it outright.
+		subj := subject{path: &ps}
+		if ref := s.judge(tool, &subj); ref.Action == Deny {
+			pt.ref = ref
+			pt.v.Decision, pt.v.Reason = Deny, ruleReason(ref)
+			return
+		}
+		s.uncertain(pt, why)
+		return
 	}
 	subj := subject{path: &ps}
 	ref := s.always(tool, &subj, s.judge(tool, &subj))
+	reason := ruleReason(ref)
+	// A symlink along the path: the file it reaches is judged too.
+	if real := resolveExisting(ps.abs); real != ps.abs && ref.Action != Deny {
+		if rps, ok := resolvePath(real, s.cwd, s.p.home); ok {
+			rsubj := subject{path: &rps}
+			if rref := s.always(tool, &rsubj, s.judge(tool, &rsubj)); rank(rref.Action) > rank(ref.Action) {
+				ref, reason = rref, ruleReason(rref)+" (as "+real+", where the path leads)"
+			}
+		}
+	}
 	pt.ref = ref
-	pt.v.Decision, pt.v.Reason = ref.Action, ruleReason(ref)
+	pt.v.Decision, pt.v.Reason = ref.Action, reason
 	pt.alwaysTool, pt.alwaysPattern, pt.fixable = tool, glob.QuoteMeta(ps.abs), true
 }
 
@@ -423,7 +482,7 @@ func (s *evalState) finish() Evaluation {
 		ev.Decision, ev.Rule = Deny, v.Rule
 		ev.Reason = "denied: " + subjectLabel(v) + ": " + v.Reason
 	case s.whole != "":
-		ev.Decision = Ask
+		ev.Decision, ev.Uncertain = Ask, true
 		ev.Rule = &RuleRef{Layer: LayerShell, Action: Ask}
 		if s.kind != KindShell {
 			ev.Rule.Layer = LayerDefault
@@ -433,6 +492,18 @@ func (s *evalState) finish() Evaluation {
 		v := &ev.Commands[firstAsk]
 		ev.Decision, ev.Rule = Ask, v.Rule
 		ev.Reason = "ask: " + subjectLabel(v) + ": " + v.Reason
+		for i := range s.parts {
+			if s.parts[i].uncertain && s.parts[i].v.Decision == Ask {
+				ev.Uncertain = true
+				if i != firstAsk {
+					// Name the part only a person can answer first.
+					u := &ev.Commands[i]
+					ev.Rule = u.Rule
+					ev.Reason = "ask: " + subjectLabel(u) + ": " + u.Reason
+				}
+				break
+			}
+		}
 		ev.AlwaysRules = s.alwaysPatterns()
 	case n == 0:
 		// Unreachable by construction (no parts always sets whole), kept so
@@ -460,6 +531,10 @@ func subjectLabel(v *Verdict) string {
 	switch v.Kind {
 	case "write":
 		return "write to " + subj
+	case "read":
+		return "read of " + subj
+	case "network":
+		return "connection to " + subj
 	case "tool":
 		return "tool " + subj
 	}
@@ -476,7 +551,7 @@ func (s *evalState) alwaysPatterns() []AlwaysPattern {
 		if pt.ref.Action == Allow {
 			continue
 		}
-		if !pt.fixable || pt.alwaysPattern == "" || strings.Contains(pt.alwaysPattern, shell.Dyn) {
+		if !pt.fixable || pt.uncertain && !pt.hazardOnly || pt.alwaysPattern == "" || strings.Contains(pt.alwaysPattern, shell.Dyn) {
 			return nil
 		}
 		// The pattern must cover the very part it is offered for, or the
@@ -505,6 +580,23 @@ func (s *evalState) alwaysPatterns() []AlwaysPattern {
 	return out
 }
 
+// literalPattern reports a rule pattern without wildcards: it names one
+// command exactly.
+func literalPattern(p string) bool {
+	if p == "" {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '*', '?', '[', ']', '{', '}':
+			return false
+		}
+	}
+	return true
+}
+
 // applyMode turns a remaining ask into deny (strict) or allow (approve_all).
 // No mode touches a deny.
 func applyMode(ev Evaluation, m Mode) Evaluation {
@@ -518,6 +610,12 @@ func applyMode(ev Evaluation, m Mode) Evaluation {
 		ev.Rule = &RuleRef{Layer: LayerMode, Pattern: string(ModeStrict), Action: Deny}
 		ev.Always, ev.AlwaysRules = nil, nil
 	case ModeApproveAll:
+		if ev.Uncertain {
+			// approve_all answers asks that come from rules; what the
+			// analysis did not understand always goes to a person.
+			ev.Reason += " (approve_all does not answer this: a person must)"
+			return ev
+		}
 		ev.Decision = Allow
 		ev.Reason = "approve_all mode: " + ev.Reason
 		ev.Rule = &RuleRef{Layer: LayerMode, Pattern: string(ModeApproveAll), Action: Allow}

@@ -51,7 +51,7 @@ type RuleRef struct {
 // Verdict is the decision on one part of a call: one simple command of a
 // shell line, one redirect write, or the path or tool name of a non-shell call.
 type Verdict struct {
-	Kind     string   `json:"kind"`    // "command", "write", "path" or "tool"
+	Kind     string   `json:"kind"`    // "command", "write", "read", "network", "path" or "tool"
 	Subject  string   `json:"command"` // the text that was matched (argv re-quoted, a path, a tool name)
 	Decision Action   `json:"decision"`
 	Reason   string   `json:"reason"`
@@ -78,4 +78,8 @@ type Evaluation struct {
 	Always         []string        `json:"always"`         // patterns only, as the button shows them
 	AlwaysRules    []AlwaysPattern `json:"always_rules"`   // the same, with the tool each applies to
 	Rule           *RuleRef        `json:"rule,omitempty"` // the rule that decided the whole (the first deny, else the first ask)
+	// Uncertain marks an ask that comes from the analysis rather than from
+	// a rule (not understood, a hazard, a protected or dynamic target): no
+	// Always rule or mode answers it, only a person.
+	Uncertain bool `json:"uncertain,omitempty"`
 }

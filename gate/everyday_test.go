@@ -25,9 +25,28 @@ import (
 // lands.
 const everydayAllowedFloor = 0.27
 
+// everydayTree makes a small project on disk, as an agent would find it
+// (sources, docs, a .env with a secret, a .git directory), since the gate
+// judges a pattern read (`cat *.go`, `grep -r x .`) by the files it names.
+func everydayTree(t *testing.T) (home, cwd string) {
+	t.Helper()
+	home = filepath.Join(t.TempDir(), "home", "dev")
+	cwd = filepath.Join(home, "proj")
+	for _, f := range []string{"main.go", "main_test.go", "go.mod", "go.sum", "README.md", "Makefile", "package.json",
+		".env", ".env.example", ".gitignore", "gate/evaluate.go", "gate/gate.go", "gate/gate_test.go",
+		"src/index.ts", "src/app.ts", "docs/notes.md", ".git/HEAD", ".git/config", "cmd/app/main.go"} {
+		p := filepath.Join(cwd, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("TODO\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home, cwd
+}
+
 const (
-	everydayHome = "/home/dev"
-	everydayCwd  = "/home/dev/proj"
 	// everydayRisky ends a line a person must confirm; bash reads it as a
 	// comment.
 	everydayRisky = "  #risky"
@@ -126,7 +145,7 @@ func checkRiskyMarkerIsComment(t *testing.T, n int, line string, at int) {
 // check` does without --rules (cmd/approvalbot/check.go, checkPolicy): the
 // defaults, parsed with the home dir, plus the protected paths serve adds
 // (cmd/approvalbot/serve.go, protectedPaths, for the default data dir).
-func everydayPolicy(t *testing.T) *gate.Policy {
+func everydayPolicy(t *testing.T, everydayHome string) *gate.Policy {
 	t.Helper()
 	spec, err := config.ParseRules(config.DefaultRulesName, config.DefaultRules(), everydayHome)
 	if err != nil {
@@ -212,7 +231,8 @@ func TestEverydayShare(t *testing.T) {
 	if len(lines) < 320 {
 		t.Fatalf("everyday.txt has %d command lines, want at least 320", len(lines))
 	}
-	p := everydayPolicy(t)
+	everydayHome, everydayCwd := everydayTree(t)
+	p := everydayPolicy(t, everydayHome)
 
 	counts := map[gate.Action]int{}
 	groups := map[string]int{}  // lines per everydayAskGroup

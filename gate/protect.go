@@ -1,15 +1,20 @@
 package gate
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 
 	"approvalbot/shell"
 )
 
-// Self-protection: an agent must never rewrite its own permissions, so
-// writes to the Protected paths (rules file, data dir, settings) and
-// commands that decide approvals are denied before any rule is consulted.
+// Self-protection, built in and final: an agent must never rewrite its own
+// permissions or read approvalbot's credentials, so writes to the
+// protected paths (rules file, data dir, binary, every supported agent's
+// hook settings) and reads of the data dir and of process environments are
+// denied before any rule is consulted. Deciding approvals needs the
+// approver credential, which lives in the data dir; the shell analysis
+// keeps the agent from reading it.
 
 // pathEffect is what a command does to the paths it is given.
 type pathEffect int
@@ -28,86 +33,224 @@ var writerCommands = map[string]pathEffect{
 	"cp": writesPaths, "tee": writesPaths, "truncate": writesPaths, "touch": writesPaths,
 	"ln": writesPaths, "install": writesPaths, "dd": writesPaths, "mkdir": writesPaths,
 	"sed": writesPaths, "perl": writesPaths, "patch": writesPaths, "tar": writesPaths,
+	"unzip": writesPaths,
 }
 
-// selfApprovalCommands are approvalbot subcommands that decide approvals or
-// change rules and modes.
-var selfApprovalCommands = map[string]bool{"approve": true, "deny": true, "rules": true, "mode": true}
+// intoDirCommands copy or move files into a directory argument.
+var intoDirCommands = map[string]bool{"cp": true, "mv": true, "ln": true, "install": true, "rsync": true, "tar": true, "unzip": true}
 
-// httpClients are commands that could call the daemon's API directly.
-var httpClients = map[string]bool{"curl": true, "wget": true, "http": true, "https": true, "xh": true}
+// agentSettingFiles and agentSettingDirs are every supported agent's hook
+// settings, at user level (under home) and project level (anywhere), as
+// path suffixes: an agent that edits them could remove the gate.
+var agentSettingFiles = []string{
+	"/.claude/settings.json", "/.claude/settings.local.json", "/.gemini/settings.json", "/.cursor/hooks.json",
+	"/.qwen/settings.json",
+}
 
-// protectCommand returns why the builtin layer denies cmd, or "".
-func (p *Policy) protectCommand(cmd *shell.Command, cwd string) string {
+var agentSettingDirs = []string{
+	"/.codex", "/.copilot", "/.github/hooks", "/.opencode/plugin", "/.opencode/plugins",
+	"/.config/opencode/plugin", "/.config/opencode/plugins", "/.config/approvalbot",
+}
+
+// protectCommand returns why the builtin layer denies (or, when it cannot
+// tell, asks about) cmd, and which.
+func (p *Policy) protectCommand(cmd *shell.Command, cwd string) (string, Action) {
 	if len(cmd.Argv) == 0 {
-		return ""
+		return "", ""
 	}
 	name := filepath.Base(cmd.Argv[0])
 	args := cmd.Argv[1:]
-	if name == "approvalbot" {
-		// Any word before "--": flags may take values (`--url X deny ID`).
-		for _, a := range args {
-			if a == "--" {
-				break
-			}
-			if selfApprovalCommands[a] {
-				return "an agent may not run `approvalbot " + a + "`: approvals and rules are decided by people"
-			}
-		}
-	}
-	if httpClients[name] {
-		for _, a := range args {
-			if strings.Contains(a, "/v1/rules") ||
-				strings.Contains(a, "/v1/approvals/") && (strings.Contains(a, "/approve") || strings.Contains(a, "/deny")) {
-				return "an agent may not call approvalbot's approval or rules API"
-			}
-		}
-	}
 	effect, ok := writerCommands[name]
-	if !ok || len(p.protected) == 0 {
-		return ""
+	if !ok {
+		return "", ""
 	}
 	if (name == "sed" || name == "perl") && !hasInPlaceFlag(args) {
-		return ""
+		return "", ""
 	}
+	var unsure string
 	for _, a := range args {
 		for _, cand := range pathCandidates(a) {
-			if why := p.protectArg(cand, cwd, effect); why != "" {
-				return why
+			if intoDirCommands[name] {
+				if ps, ok := resolvePath(cand, cwd, p.home); ok && agentSettingsBelow(ps.abs) {
+					return name + " into " + ps.abs + " could write an agent's hook settings", Deny
+				}
+			}
+			why, action := p.protectArg(cand, cwd, effect)
+			if action == Deny {
+				return why, Deny
+			}
+			if why != "" && unsure == "" {
+				unsure = why
 			}
 		}
 	}
-	return ""
+	if unsure != "" {
+		return unsure, Ask
+	}
+	return "", ""
 }
 
 // protectArg judges one path argument of a writer command.
-func (p *Policy) protectArg(arg, cwd string, effect pathEffect) string {
+func (p *Policy) protectArg(arg, cwd string, effect pathEffect) (string, Action) {
 	if arg == "" || strings.Contains(arg, shell.Dyn) {
-		return ""
+		return "", ""
 	}
 	ps, ok := resolvePath(arg, cwd, p.home)
 	if !ok {
-		// A relative argument without a cwd could point anywhere, the
-		// protected files included.
-		if !filepath.IsAbs(arg) && cwd == "" {
-			return "cannot tell where `" + arg + "` points (no cwd) and it could be approvalbot's own files"
-		}
-		return ""
+		// A relative argument in an unknown directory could point
+		// anywhere, the protected files included.
+		return "not understood: cannot tell where `" + arg + "` points (the directory is not known)", Ask
 	}
-	if pr := p.protectedBy(ps.abs); pr != "" {
-		return "writes to approvalbot's own files (" + pr + ") are denied"
+	if why, action := p.protectPath(ps.abs, cwd, KindWrite); action == Deny {
+		return why, Deny
+	} else if why != "" {
+		return why, Ask
 	}
 	if effect == removesPaths {
 		if pr := p.protectedBelow(ps.abs); pr != "" {
-			return "removing or moving " + ps.abs + " would take approvalbot's own files (" + pr + ") with it"
+			return "removing or moving " + ps.abs + " would take approvalbot's own files (" + pr + ") with it", Deny
+		}
+		if agentSettingsBelow(ps.abs) {
+			return "removing or moving " + ps.abs + " would take an agent's hook settings with it", Deny
 		}
 	}
-	return ""
+	return "", ""
+}
+
+// protectPath returns why the builtin layer denies (Deny) or must ask a
+// person about (Ask) a write (kind KindWrite) or read (KindRead) of abs.
+func (p *Policy) protectPath(abs, cwd string, kind ToolKind) (string, Action) {
+	forms := p.canonicalForms(abs, cwd)
+	for _, f := range forms {
+		if f == "" {
+			return "not understood: cannot tell which file `" + abs + "` is", Ask
+		}
+	}
+	for _, f := range forms {
+		if kind == KindRead {
+			if why := p.secretPath(f); why != "" {
+				return why, Deny
+			}
+			continue
+		}
+		if pr := p.protectedBy(f); pr != "" {
+			return "writes to approvalbot's own files (" + pr + ") are denied", Deny
+		}
+		if agentSettings(f) {
+			return "writes to an agent's hook settings (" + f + ") are denied", Deny
+		}
+	}
+	if kind == KindWrite {
+		for _, f := range forms {
+			if gitInternal(f) {
+				return "writes into git's internals (" + f + ") can make later git commands run programs", Ask
+			}
+		}
+	}
+	return "", ""
+}
+
+// canonicalForms returns the paths abs may stand for: itself, the target
+// of /proc/*/root and /proc/*/cwd forms, and where symlinks along it lead.
+// An empty form means a path that cannot be resolved (/dev/fd/N, another
+// process's cwd).
+func (p *Policy) canonicalForms(abs, cwd string) []string {
+	forms := []string{abs}
+	if rest, ok := strings.CutPrefix(abs, "/proc/"); ok {
+		pid, tail, _ := strings.Cut(rest, "/")
+		link, inner, _ := strings.Cut(tail, "/")
+		switch {
+		case link == "root" && (pid == "self" || pid == "thread-self" || isNumber(pid)):
+			forms = append(forms, filepath.Clean("/"+inner))
+		case link == "cwd" && (pid == "self" || pid == "thread-self") && cwd != "":
+			forms = append(forms, filepath.Join(cwd, inner))
+		case link == "cwd" || link == "fd" || link == "exe" || link == "map_files":
+			forms = append(forms, "")
+		}
+	}
+	if strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/dev/stdin") {
+		forms = append(forms, "")
+	}
+	for _, f := range append([]string(nil), forms...) {
+		if f == "" {
+			continue
+		}
+		if r := resolveExisting(f); r != f {
+			forms = append(forms, r)
+		}
+	}
+	return forms
+}
+
+// resolveExisting resolves the symlinks of the longest existing prefix of
+// abs and appends the rest.
+func resolveExisting(abs string) string {
+	dir, rest := abs, ""
+	for i := 0; i < 64; i++ {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+	return abs
+}
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// agentSettings reports an agent's hook settings file, or a path below one
+// of their settings directories.
+func agentSettings(abs string) bool {
+	for _, f := range agentSettingFiles {
+		if strings.HasSuffix(abs, f) {
+			return true
+		}
+	}
+	if strings.Contains(abs, "/.claude/settings") && strings.HasSuffix(abs, ".json") {
+		return true
+	}
+	for _, d := range agentSettingDirs {
+		if strings.HasSuffix(abs, d) || strings.Contains(abs, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// agentSettingsBelow reports a directory that holds, or may hold, an
+// agent's hook settings (removing it removes them).
+func agentSettingsBelow(abs string) bool {
+	switch filepath.Base(abs) {
+	case ".claude", ".gemini", ".cursor", ".github", ".opencode", ".config", ".qwen":
+		return true
+	}
+	return agentSettings(abs)
+}
+
+// gitInternal reports a path inside a .git directory, or a file named .git
+// (which can point git at another directory: `gitdir: ...`).
+func gitInternal(abs string) bool {
+	return strings.Contains(abs+"/", "/.git/")
 }
 
 // pathCandidates returns the possible paths in one argument: the argument
 // itself unless it is an option, and the value of NAME=VALUE and
-// --opt=VALUE forms (dd of=..., --target-directory=...).
+// --opt=VALUE forms (dd of=..., --target-directory=...), and the value of
+// a short option glued to it (-t DIR is the next argument, itself a candidate).
 func pathCandidates(a string) []string {
 	var out []string
 	if !strings.HasPrefix(a, "-") {
@@ -116,13 +259,16 @@ func pathCandidates(a string) []string {
 	if i := strings.IndexByte(a, '='); i >= 0 {
 		out = append(out, a[i+1:])
 	}
+	if len(a) > 2 && a[0] == '-' && a[1] != '-' && (a[1] == 't' || a[1] == 'o') {
+		out = append(out, a[2:])
+	}
 	return out
 }
 
 // hasInPlaceFlag reports whether sed/perl args edit files in place.
 func hasInPlaceFlag(args []string) bool {
 	for _, a := range args {
-		if strings.HasPrefix(a, "--in-place") {
+		if strings.HasPrefix(a, "--in-place") || strings.HasPrefix(a, "--in-pl") || a == "--i" || a == "--in" || a == "--in-" {
 			return true
 		}
 		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'i') {
@@ -131,4 +277,16 @@ func hasInPlaceFlag(args []string) bool {
 		}
 	}
 	return false
+}
+
+// selfExecutable is approvalbot's own binary, protected like its data.
+func selfExecutable() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		return r
+	}
+	return exe
 }

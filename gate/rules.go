@@ -38,6 +38,9 @@ type PolicySpec struct {
 	// write: the rules file, the data dir, the settings file. Writes there
 	// are denied whatever the rules say.
 	Protected []string
+	// Secrets lists absolute paths (files or directories) no agent may
+	// read: the data dir, which holds the approver credential.
+	Secrets []string
 	// Home is the user's home directory, for `~/` and `$HOME/` in patterns
 	// and paths.
 	Home string
@@ -51,6 +54,7 @@ type Policy struct {
 	agents    map[string][]*rule
 	kinds     map[string]ToolKind
 	protected []string
+	secrets   []string
 	home      string
 
 	// byTool caches, per tool name, the static rules whose tool glob
@@ -127,6 +131,16 @@ func Compile(spec PolicySpec) (*Policy, error) {
 			return nil, fmt.Errorf("protected path %q is not absolute", pr)
 		}
 		p.protected = append(p.protected, filepath.Clean(abs))
+	}
+	for _, sec := range spec.Secrets {
+		abs, ok := expandHome(sec, home)
+		if !ok || !filepath.IsAbs(abs) {
+			return nil, fmt.Errorf("secret path %q is not absolute", sec)
+		}
+		p.secrets = append(p.secrets, filepath.Clean(abs))
+	}
+	if exe := selfExecutable(); exe != "" {
+		p.protected = append(p.protected, exe)
 	}
 	return p, nil
 }

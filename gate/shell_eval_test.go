@@ -142,7 +142,8 @@ func TestShellAlwaysPatterns(t *testing.T) {
 
 func TestShellSelfProtection(t *testing.T) {
 	spec := specOf(r("*", "*", gate.Allow))
-	spec.Protected = []string{"/home/u/.config/approvalbot", "/work/proj/rules.jsonc"}
+	spec.Protected = []string{"/home/u/.config/approvalbot", "/work/proj/rules.jsonc", "/home/u/.local/share/approvalbot"}
+	spec.Secrets = []string{"/home/u/.local/share/approvalbot"}
 	p := compile(t, spec)
 	tests := []struct {
 		cmd  string
@@ -159,12 +160,34 @@ func TestShellSelfProtection(t *testing.T) {
 		{"sed -i s/deny/allow/ rules.jsonc", gate.Deny},
 		{"sudo truncate -s0 /work/proj/rules.jsonc", gate.Deny},
 		{"dd if=/dev/zero of=/work/proj/rules.jsonc", gate.Deny},
-		{"approvalbot approve 123", gate.Deny},
-		{"./bin/approvalbot --url x deny 123", gate.Deny},
-		{"approvalbot rules add x", gate.Deny},
-		{"approvalbot mode claude approve_all", gate.Deny},
-		{"curl -X POST http://127.0.0.1:8754/v1/approvals/abc/approve", gate.Deny},
-		{"curl -X POST localhost:8754/v1/rules -d '{}'", gate.Deny},
+		// Canonical paths: /proc/self/root, /proc/self/cwd, cd.
+		{"echo x > /proc/self/root/work/proj/rules.jsonc", gate.Deny},
+		{"echo x > /proc/self/cwd/rules.jsonc", gate.Deny},
+		{"cd /work && echo x > proj/rules.jsonc", gate.Deny},
+		{"cd ~/.config && echo x > approvalbot/rules.jsonc", gate.Deny},
+		{"pushd ~/.claude && echo '{}' > settings.json", gate.Deny},
+		// Every supported agent's hook settings, user and project level.
+		{"echo '{}' > .claude/settings.json", gate.Deny},
+		{"echo '{}' > .claude/settings.local.json", gate.Deny},
+		{"echo '{}' > ~/.claude/settings.json", gate.Deny},
+		{"echo x > .codex/hooks.json", gate.Deny},
+		{"echo x > ~/.gemini/settings.json", gate.Deny},
+		{"echo x > .cursor/hooks.json", gate.Deny},
+		{"echo x > .github/hooks/hooks.json", gate.Deny},
+		{"echo x > .opencode/plugin/approvalbot.js", gate.Deny},
+		{"cp -t ~/.claude settings.json", gate.Deny},
+		{"rm -rf .claude", gate.Deny},
+		// Reads of the data dir (the approver credential) and of process
+		// environments (the daemon's tokens).
+		{"cat ~/.local/share/approvalbot/approver.token", gate.Deny},
+		{"cat < /home/u/.local/share/approvalbot/approver.token", gate.Deny},
+		{"cat /proc/1234/environ", gate.Deny},
+		{"cat /proc/self/environ", gate.Deny},
+		{"grep -r token ~/.local/share", gate.Deny},
+		{"cat /proc/*/environ", gate.Deny},
+		// Shell connections to this machine could reach the daemon.
+		{"printf 'POST /v1/approvals/x/approve' > /dev/tcp/127.0.0.1/8754", gate.Deny},
+		{"exec 3<>/dev/tcp/localhost/8754", gate.Deny},
 		// Reading and unrelated writes are fine.
 		{"cat rules.jsonc", gate.Allow},
 		{"sed -n 1p rules.jsonc", gate.Allow},
@@ -172,6 +195,7 @@ func TestShellSelfProtection(t *testing.T) {
 		{"approvalbot check -- ls", gate.Allow},
 		{"approvalbot pending", gate.Allow},
 		{"rm -rf /tmp/x", gate.Allow},
+		{"git commit -m 'update .claude/settings.json docs'", gate.Allow},
 	}
 	for _, tt := range tests {
 		for _, mode := range []gate.Mode{"", gate.ModeApproveAll} {
@@ -184,11 +208,25 @@ func TestShellSelfProtection(t *testing.T) {
 			}
 		}
 	}
-	// Without a cwd a relative argument of a writer command could be the
-	// rules file: it asks.
-	in, _ := json.Marshal(map[string]string{"command": "rm rules.jsonc"})
-	if ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in}, gate.Env{}); ev.Decision == gate.Allow {
-		t.Errorf("rm without cwd: %s", ev.Decision)
+	// What the gate cannot resolve asks, and approve_all does not answer
+	// it: a relative writer argument without a cwd, a write through
+	// /dev/fd, a dynamic target, a connection elsewhere, git internals.
+	for _, tt := range []struct{ cmd, cwd string }{
+		{"rm rules.jsonc", ""},
+		{"echo x > /dev/fd/3", "/work/proj"},
+		{"echo x > $F", "/work/proj"},
+		{"echo x > /dev/tcp/example.com/80", "/work/proj"},
+		{"echo x > .git/hooks/pre-commit", "/work/proj"},
+		{"cd $D && rm rules.jsonc", "/work/proj"},
+		{"cd /tmp; rm -rf x", "/work/proj"},
+	} {
+		in, _ := json.Marshal(map[string]string{"command": tt.cmd})
+		for _, mode := range []gate.Mode{"", gate.ModeApproveAll} {
+			ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: tt.cwd}, gate.Env{Mode: mode})
+			if ev.Decision == gate.Allow || ev.Decision == gate.Ask && !ev.Uncertain {
+				t.Errorf("%q (mode %q): %s uncertain=%v (%s), want an ask only a person answers", tt.cmd, mode, ev.Decision, ev.Uncertain, ev.Reason)
+			}
+		}
 	}
 }
 

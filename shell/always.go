@@ -86,6 +86,9 @@ func AlwaysPattern(argv []string) string {
 	if neverPattern(name) {
 		return ""
 	}
+	if exactAlways(argv) {
+		return exactPattern(argv)
+	}
 	if codeFlag(argv) || isInterpreter(name) && len(argv) > 1 {
 		return exactPattern(argv)
 	}
@@ -272,4 +275,41 @@ func normaliseRm(argv []string) ([]string, bool) {
 	}
 	out := append([]string{"rm", "-" + string(ordered)}, rest...)
 	return out, true
+}
+
+// exactAlways lists commands whose Always pattern is the exact command: a
+// wildcard would cover what was never shown (other hosts, other code,
+// other files to destroy, a forced push).
+func exactAlways(argv []string) bool {
+	switch argv[0] {
+	case "source", ".", "ssh", "scp", "sftp", "curl", "wget", "export", "declare", "typeset", "local", "readonly",
+		"tar", "zip", "unzip", "7z", "rsync", "dd", "kill", "pkill", "killall", "chmod", "chown", "crontab", "npx", "bunx":
+		return true
+	case "rm":
+		for _, a := range argv[1:] {
+			if a == "--" {
+				break
+			}
+			if strings.HasPrefix(a, "--") && (strings.HasPrefix(a, "--r") || strings.HasPrefix(a, "--f")) ||
+				len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "rRf") {
+				return true
+			}
+		}
+	}
+	if len(argv) < 2 {
+		return false
+	}
+	switch argv[0] + " " + argv[1] {
+	case "go run", "cargo run", "npm exec", "pnpm exec", "pnpm dlx", "yarn dlx", "uv run", "deno run", "bun x",
+		"git clean", "git reset", "docker run", "docker exec", "kubectl exec", "kubectl delete", "terraform apply",
+		"terraform destroy":
+		return true
+	case "git push":
+		for _, a := range argv[2:] {
+			if strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+") || strings.HasPrefix(a, ":") {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -20,9 +20,10 @@ const (
 )
 
 // Analyze decomposes the bash command line src into the simple commands it
-// would run, the files its redirections write, and whatever makes it unsafe
-// to judge. It never fails: what it cannot understand is reported through
-// Analysis.Unsafe or Command.Dynamic, so the gate asks. It never panics.
+// would run, the files its redirections write and the files it reads, and
+// whatever it does not understand. It never fails: what it cannot
+// understand is reported through Analysis.Unsafe or Command.Dynamic, so the
+// gate asks. It never panics.
 func Analyze(src string, opts Options) (an *Analysis) {
 	an = &Analysis{Commands: make([]Command, 0, 4)}
 	defer func() {
@@ -31,10 +32,24 @@ func Analyze(src string, opts Options) (an *Analysis) {
 			an.Unsafe = fmt.Sprintf("shell analysis failed: %v", r)
 		}
 	}()
-	a := &analyzer{opts: opts, an: an, res: resolver{home: strings.TrimSuffix(opts.Home, "/")}}
+	home := strings.TrimSuffix(opts.Home, "/")
 	if opts.Home == "/" {
-		a.res.home = "/"
+		home = "/"
 	}
+	if home != "" && !path.IsAbs(home) {
+		home = ""
+	}
+	cwd := opts.Cwd
+	if cwd != "" {
+		if path.IsAbs(cwd) {
+			cwd = path.Clean(cwd)
+		} else {
+			cwd = ""
+		}
+	}
+	a := &analyzer{opts: opts, an: an, home: home}
+	a.st = &state{cwd: cwd}
+	a.res = resolver{a: a}
 	if why := unsafeText(src); why != "" {
 		a.unsafe(why)
 	}
@@ -46,13 +61,98 @@ func Analyze(src string, opts Options) (an *Analysis) {
 type analyzer struct {
 	opts Options
 	an   *Analysis
+	home string
+	st   *state
 	res  resolver
+	// src is the text of the script being walked, for Source.
+	src     string
+	wrapper string
+	depth   int
+}
+
+// state is the shell state the line itself sets up, as far as it is known.
+type state struct {
+	cwd  string // "" when unknown
+	dirs []string
+	vars map[string]value
+}
+
+// value is what a shell variable holds.
+type value struct {
+	f       field // the text; f.dyn when only known at run time
+	numeric bool  // only ever an integer (set by arithmetic)
+}
+
+func (s *state) clone() *state {
+	c := &state{cwd: s.cwd, dirs: append([]string(nil), s.dirs...)}
+	if len(s.vars) > 0 {
+		c.vars = make(map[string]value, len(s.vars))
+		for k, v := range s.vars {
+			c.vars[k] = v
+		}
+	}
+	return c
+}
+
+// same reports whether two states agree on everything tracked.
+func (s *state) same(o *state) bool {
+	if s.cwd != o.cwd || len(s.dirs) != len(o.dirs) || len(s.vars) != len(o.vars) {
+		return false
+	}
+	for i := range s.dirs {
+		if s.dirs[i] != o.dirs[i] {
+			return false
+		}
+	}
+	for k, v := range s.vars {
+		if w, ok := o.vars[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// merge makes s what is known after either s or o: whatever differs is unknown.
+func (s *state) merge(o *state) {
+	if s.cwd != o.cwd {
+		s.cwd = ""
+	}
+	if len(s.dirs) != len(o.dirs) {
+		s.dirs = nil
+	}
+	for k, v := range o.vars {
+		if w, ok := s.vars[k]; !ok || w != v {
+			s.setUnknown(k)
+		}
+	}
+	for k := range s.vars {
+		if _, ok := o.vars[k]; !ok {
+			s.setUnknown(k)
+		}
+	}
+}
+
+func (s *state) set(name string, v value) {
+	if s.vars == nil {
+		s.vars = make(map[string]value, 4)
+	}
+	s.vars[name] = v
+}
+
+func (s *state) setUnknown(name string) {
+	s.set(name, value{f: dynField()})
 }
 
 func (a *analyzer) unsafe(why string) {
 	if a.an.Unsafe == "" {
 		a.an.Unsafe = why
 	}
+}
+
+// notUnderstood marks the whole line as asking because of a shell feature
+// the analyzer does not model.
+func (a *analyzer) notUnderstood(what string) {
+	a.unsafe("not understood: " + what)
 }
 
 // unsafeText reports why src cannot be shown or parsed faithfully: control
@@ -106,9 +206,9 @@ func invisible(r rune) bool {
 }
 
 // script parses one command line (the input, or a wrapper's payload) and
-// records everything in it. wrapper labels the commands found.
+// walks it in the current state. wrapper labels the commands found.
 func (a *analyzer) script(src, wrapper string, depth int) {
-	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
 	f, err := p.Parse(strings.NewReader(src), "")
 	if err != nil {
 		if wrapper != "" {
@@ -116,195 +216,422 @@ func (a *analyzer) script(src, wrapper string, depth int) {
 		} else {
 			a.unsafe(fmt.Sprintf("cannot parse: %v", err))
 		}
-	}
-	if f == nil {
 		return
 	}
-	w := &walker{a: a, src: src, wrapper: wrapper, depth: depth}
-	syntax.Walk(f, w.visit)
-}
-
-// walker visits one parsed command line.
-type walker struct {
-	a       *analyzer
-	src     string
-	wrapper string
-	depth   int
-	arith   bool // the line has an arithmetic context
-}
-
-func (w *walker) visit(n syntax.Node) bool {
-	switch n := n.(type) {
-	case *syntax.CallExpr:
-		w.call(n)
-	case *syntax.DeclClause:
-		w.decl(n)
-	case *syntax.Redirect:
-		w.a.redirect(n, w.source(n))
-	case *syntax.Assign:
-		// Bash evaluates a[...] subscripts of names given as strings
-		// (declare, printf -v, read, unset, [[ -v ]]), running any $(...).
-		if n.Value != nil {
-			if f := w.a.res.single(n.Value); subscriptInjection(f.s) {
-				w.a.unsafe("assigned value may be evaluated as an array subscript: " + w.source(n))
-			}
-		}
-	case *syntax.TestClause, *syntax.ArithmCmd, *syntax.LetClause, *syntax.ArithmExp, *syntax.CStyleLoop:
-		w.arith = true
-	case *syntax.SglQuoted, *syntax.DblQuoted:
-		// Arithmetic and [[ ]] re-evaluate quoted strings such as
-		// 'a[$(cmd)]' as expressions; any such string is suspect.
-		if w.arith {
-			src := w.source(n)
-			if strings.Contains(src, "$(") || strings.Contains(src, "`") {
-				w.a.unsafe("quoted command substitution in an arithmetic or test context: " + src)
-			}
-		}
+	if why := parserDisagreement(f, src); why != "" {
+		a.unsafe(why)
 	}
-	return true
+	saved := a.src
+	savedW, savedD := a.wrapper, a.depth
+	a.src, a.wrapper, a.depth = src, wrapper, depth
+	a.stmts(f.Stmts)
+	a.src, a.wrapper, a.depth = saved, savedW, savedD
+}
+
+// parserDisagreement reports text that mvdan/sh and bash read differently.
+func parserDisagreement(f *syntax.File, src string) string {
+	bad := ""
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if bad != "" {
+			return false
+		}
+		if c, ok := n.(*syntax.Comment); ok {
+			// bash ends a comment at the newline even after a backslash;
+			// mvdan/sh joins the next line into the comment.
+			if strings.HasSuffix(c.Text, "\\") || strings.Contains(c.Text, "\\\n") || strings.Contains(c.Text, "\n") {
+				bad = "a comment ending in a backslash (bash and the parser disagree on the next line)"
+			}
+		}
+		return true
+	})
+	if bad != "" {
+		return bad
+	}
+	// A backslash-newline right after '#' in a word position is the same
+	// disagreement seen from the other side.
+	if strings.Contains(src, "#\\\n") {
+		return "a comment ending in a backslash (bash and the parser disagree on the next line)"
+	}
+	return ""
 }
 
 // source returns the text of n as written, "" when its positions are not
-// usable (a partial tree after a parse error).
-func (w *walker) source(n syntax.Node) string {
+// usable.
+func (a *analyzer) source(n syntax.Node) string {
 	s, e := n.Pos().Offset(), n.End().Offset()
-	if !n.Pos().IsValid() || !n.End().IsValid() || s > e || e > uint(len(w.src)) {
+	if !n.Pos().IsValid() || !n.End().IsValid() || s > e || e > uint(len(a.src)) {
 		return ""
 	}
-	return w.src[s:e]
+	return a.src[s:e]
 }
 
-func (w *walker) call(ce *syntax.CallExpr) {
-	envHazard := ""
-	for _, as := range ce.Assigns {
-		if as.Name != nil && dangerousEnv(as.Name.Value) {
-			envHazard = "sets " + as.Name.Value
-			break
+// stmts walks a list. A `cd` that fails leaves the directory as it was,
+// and the next statement of a list runs either way: after a statement that
+// moved the directory, the directory is unknown (`cd x && ...` is exact).
+func (a *analyzer) stmts(ss []*syntax.Stmt) {
+	for i, s := range ss {
+		before := a.st.cwd
+		a.stmt(s, stdinNone)
+		if i < len(ss)-1 && a.st.cwd != before {
+			a.st.cwd, a.st.dirs = "", nil
 		}
 	}
-	if len(ce.Args) == 0 {
-		if envHazard != "" {
-			// A shell variable such as PATH or BASH_ENV changes what later
-			// commands run; no per-command rule can see that.
-			w.a.unsafe("assignment " + envHazard[len("sets "):] + " changes later commands: " + w.source(ce))
-		}
+}
+
+// stdinKind says where a command's standard input comes from, for shells
+// that would read a script from it.
+type stdinKind int
+
+const (
+	stdinNone stdinKind = iota // inherited (the agent's, usually empty)
+	stdinPipe                  // a pipe from an earlier command
+)
+
+// stmt walks one statement: redirections first (bash opens them before the
+// command runs, in the directory it runs in), then the command.
+func (a *analyzer) stmt(s *syntax.Stmt, in stdinKind) {
+	if s == nil {
 		return
 	}
-	argv := w.a.res.words(ce.Args, make([]field, 0, len(ce.Args)))
-	w.a.command(argv, w.source(ce), w.wrapper, envHazard, w.depth)
+	if s.Coprocess {
+		a.notUnderstood("coproc")
+	}
+	if s.Background {
+		// A background job cannot change this shell's state.
+		saved := a.st
+		a.st = saved.clone()
+		defer func() { a.st = saved }()
+	}
+	var script *stdinScript
+	for _, r := range s.Redirs {
+		if sc := a.redirect(r); sc != nil {
+			script = sc
+		}
+	}
+	if s.Cmd == nil {
+		return
+	}
+	a.command(s.Cmd, in, script)
 }
 
-// decl reports declare/export/local/readonly/typeset/nameref as a command.
-func (w *walker) decl(d *syntax.DeclClause) {
-	argv := make([]field, 0, 1+len(d.Args))
-	argv = append(argv, field{s: d.Variant.Value})
-	hazard := ""
-	for _, as := range d.Args {
-		switch {
-		case as.Naked && as.Name == nil && as.Value != nil:
-			argv = w.a.res.word(as.Value, argv)
-		case as.Name != nil:
-			f := field{s: as.Name.Value}
-			if !as.Naked {
-				if as.Index != nil || as.Array != nil {
-					f = field{s: as.Name.Value + "=" + Dyn, dyn: true, expanded: true}
-				} else if as.Value != nil {
-					v := w.a.res.single(as.Value)
-					f = field{s: as.Name.Value + "=" + v.s, dyn: v.dyn, glob: v.glob, expanded: v.expanded}
-				} else {
-					f.s += "="
-				}
-			}
-			if hazard == "" && dangerousEnv(as.Name.Value) && d.Variant.Value != "local" {
-				hazard = "sets " + as.Name.Value
-			}
-			argv = append(argv, f)
+// stdinScript is a literal script a command gets on its standard input from
+// a heredoc or here-string.
+type stdinScript struct {
+	text    string
+	literal bool
+}
+
+// command walks one command node. Anything not modelled here is not
+// understood, so the whole line asks.
+func (a *analyzer) command(c syntax.Command, in stdinKind, script *stdinScript) {
+	switch c := c.(type) {
+	case *syntax.CallExpr:
+		a.call(c, in, script)
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.AndStmt, syntax.OrStmt:
+			a.stmt(c.X, in)
+			a.branch(func() { a.stmt(c.Y, stdinNone) })
+		case syntax.Pipe, syntax.PipeAll:
+			// Each side of a pipeline runs in a subshell (lastpipe is off).
+			a.subshell(func() { a.stmt(c.X, in) })
+			a.subshell(func() { a.stmt(c.Y, stdinPipe) })
 		default:
-			argv = append(argv, field{s: Dyn, dyn: true, expanded: true})
+			a.notUnderstood("operator " + c.Op.String())
 		}
+	case *syntax.Block:
+		a.stmts(c.Stmts)
+	case *syntax.Subshell:
+		a.subshell(func() { a.stmts(c.Stmts) })
+	case *syntax.IfClause:
+		a.ifClause(c)
+	case *syntax.WhileClause:
+		a.loop(func() {
+			a.stmts(c.Cond)
+			a.stmts(c.Do)
+		})
+	case *syntax.ForClause:
+		a.forClause(c)
+	case *syntax.CaseClause:
+		a.caseClause(c)
+	case *syntax.ArithmCmd:
+		a.arith(c.X)
+	case *syntax.LetClause:
+		for _, x := range c.Exprs {
+			a.arith(x)
+		}
+	case *syntax.TestClause:
+		a.test(c.X)
+	case *syntax.DeclClause:
+		a.declClause(c)
+	case *syntax.TimeClause:
+		if c.Stmt != nil {
+			a.stmt(c.Stmt, in)
+		}
+	case *syntax.FuncDecl:
+		a.notUnderstood("a function definition (" + c.Name.Value + ")")
+	case *syntax.CoprocClause:
+		a.notUnderstood("coproc")
+	default:
+		a.notUnderstood(fmt.Sprintf("shell construct %T", c))
 	}
-	w.a.command(argv, w.source(d), w.wrapper, hazard, w.depth)
 }
 
-// command records one simple command and, for a wrapper, its inner commands.
-func (a *analyzer) command(fs []field, source, wrapper, envHazard string, depth int) {
-	if len(fs) == 0 {
+// subshell runs fn in a copy of the state, which is dropped after.
+func (a *analyzer) subshell(fn func()) {
+	saved := a.st
+	a.st = saved.clone()
+	fn()
+	a.st = saved
+}
+
+// branch runs fn, which may or may not run: what it changes is unknown after.
+func (a *analyzer) branch(fn func()) {
+	before := a.st.clone()
+	fn()
+	a.st.merge(before)
+}
+
+// loop runs a loop body, which may run any number of times: if one pass
+// changes the state, it is walked again from the merged (partly unknown)
+// state, so the second pass sees what the first one left.
+func (a *analyzer) loop(fn func()) {
+	before := a.st.clone()
+	mark := len(a.an.Commands)
+	marks := [3]int{len(a.an.Writes), len(a.an.Reads), len(a.an.Network)}
+	fn()
+	if a.st.same(before) {
 		return
 	}
-	argv := make([]string, len(fs))
-	anyDyn := false
-	for i, f := range fs {
-		argv[i] = f.s
-		anyDyn = anyDyn || f.dyn
-	}
-	c := Command{Argv: argv, Text: joinQuoted(argv), Source: source, Wrapper: wrapper}
-	name := fs[0]
-	if name.dyn || name.glob || name.expanded || name.s == "" {
-		c.Dynamic = "the command name is not static"
-	}
-	c.AltTexts = altTexts(argv, c.Text)
-	c.Hazard = envHazard
-	if c.Hazard == "" {
-		c.Hazard = hazardOf(fs, argv)
-	}
-	idx := len(a.an.Commands)
-	a.an.Commands = append(a.an.Commands, c)
+	a.st.merge(before)
+	a.an.Commands = a.an.Commands[:mark]
+	a.an.Writes, a.an.Reads, a.an.Network = a.an.Writes[:marks[0]], a.an.Reads[:marks[1]], a.an.Network[:marks[2]]
+	start := a.st.clone()
+	fn()
+	a.st.merge(start)
+}
 
-	isWrapper, dynamic := false, ""
-	if c.Dynamic == "" {
-		isWrapper, dynamic = a.unwrap(fs, source, envHazard, depth)
-	}
-	cp := &a.an.Commands[idx]
-	if dynamic != "" && cp.Dynamic == "" {
-		cp.Dynamic = dynamic
-	}
-	if !isWrapper {
-		skip := patternArg(fs)
-		for i, f := range fs[1:] {
-			if i+1 != skip {
-				a.checkPath(f.s, f.dyn)
-			}
+func (a *analyzer) ifClause(c *syntax.IfClause) {
+	a.stmts(c.Cond)
+	before := a.st.clone()
+	a.stmts(c.Then)
+	after := a.st
+	a.st = before
+	if c.Else != nil {
+		if len(c.Else.Cond) == 0 {
+			a.stmts(c.Else.Then)
+		} else {
+			a.ifClause(c.Else)
 		}
 	}
-	if isWrapper && cp.Dynamic == "" && cp.Hazard == "" && transparentWrapper(baseName(name)) &&
-		len(a.an.Commands) > idx+1 && a.an.Commands[idx+1].Wrapper != "" {
-		// A wrapper that only changes how its inner command runs (timeout,
-		// nice, ...) needs no rule of its own: its text may still deny, as a
-		// spelling of the inner command, but allowing the inner command is
-		// enough (`timeout 30 npm test` under `npm test *`).
-		inner := &a.an.Commands[idx+1]
-		inner.AltTexts = append(inner.AltTexts, cp.Text)
-		inner.AltTexts = append(inner.AltTexts, cp.AltTexts...)
-		a.an.Commands = append(a.an.Commands[:idx], a.an.Commands[idx+1:]...)
-	} else if isWrapper && cp.Dynamic == "" && cp.Hazard == "" && !anyDyn {
-		// Only the exact wrapper command, never `sudo *`: its inner commands
-		// get their own patterns.
-		cp.Always = exactPattern(argv)
-	} else if !isWrapper && cp.Dynamic == "" && cp.Hazard == "" && !anyDyn {
-		cp.Always = AlwaysPattern(argv)
-	} else if !isWrapper && cp.Dynamic == "" && !anyDyn && codeFlag(argv) {
-		cp.Always = exactPattern(argv)
+	a.st.merge(after)
+}
+
+func (a *analyzer) forClause(c *syntax.ForClause) {
+	switch l := c.Loop.(type) {
+	case *syntax.WordIter:
+		var items []field
+		if l.InPos.IsValid() {
+			items = a.res.argv(l.Items, nil)
+		} else {
+			items = []field{dynField()} // "$@"
+		}
+		name := l.Name.Value
+		if why := assignable(name, false); why != "" {
+			a.notUnderstood("for loop variable " + why)
+		}
+		v := dynField()
+		if len(items) == 1 && !items[0].glob {
+			v = items[0]
+		} else if allSameGlob(items) {
+			v = items[0]
+			v.quoted = true
+		}
+		a.loop(func() {
+			a.st.set(name, value{f: v})
+			a.stmts(c.Do)
+		})
+	case *syntax.CStyleLoop:
+		a.arith(l.Init)
+		a.loop(func() {
+			a.arith(l.Cond)
+			a.stmts(c.Do)
+			a.arith(l.Post)
+		})
+	default:
+		a.notUnderstood("a for loop of this form")
 	}
 }
 
-// patternArg returns the index in fs of the script or pattern argument of
-// sed, awk and grep-like tools (`/re/p` is not a path), 0 for none.
-func patternArg(fs []field) int {
-	switch baseName(fs[0]) {
-	case "sed", "gsed", "awk", "gawk", "mawk", "nawk", "grep", "egrep", "fgrep", "rg":
+// allSameGlob reports one glob word (`for f in *.go`): each value is a
+// name matching it.
+func allSameGlob(fs []field) bool {
+	return len(fs) == 1 && fs[0].glob && fs[0].pat != ""
+}
+
+func (a *analyzer) caseClause(c *syntax.CaseClause) {
+	a.res.single(c.Word, ctxNoSplit)
+	before := a.st.clone()
+	var merged *state
+	for _, it := range c.Items {
+		a.st = before.clone()
+		for _, p := range it.Patterns {
+			a.res.single(p, ctxPattern)
+		}
+		a.stmts(it.Stmts)
+		if merged == nil {
+			merged = a.st
+		} else {
+			merged.merge(a.st)
+		}
+	}
+	if merged == nil {
+		a.st = before
+		return
+	}
+	merged.merge(before)
+	a.st = merged
+}
+
+// redirect records what one redirection reads or writes, and returns the
+// literal script a heredoc or here-string feeds the command, if any.
+func (a *analyzer) redirect(r *syntax.Redirect) *stdinScript {
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		if r.Hdoc == nil {
+			return &stdinScript{literal: true}
+		}
+		f := a.res.single(r.Hdoc, ctxHeredoc)
+		return &stdinScript{text: f.s, literal: !f.dyn}
+	case syntax.WordHdoc:
+		f := a.res.single(r.Word, ctxNoSplit)
+		return &stdinScript{text: f.s, literal: !f.dyn}
+	}
+	if r.Word == nil {
+		return nil
+	}
+	fs := a.res.argv([]*syntax.Word{r.Word}, nil)
+	var t field
+	switch len(fs) {
+	case 1:
+		t = fs[0]
 	default:
-		return 0
+		t = dynField() // bash: ambiguous redirect, or a glob's single match
 	}
-	for i := 1; i < len(fs); i++ {
-		s := fs[i].s
-		if s == "-e" || s == "-f" || s == "--" || strings.HasPrefix(s, "--expression") || strings.HasPrefix(s, "--regexp") {
-			return 0 // the script is an option's value; its arguments are checked as paths
-		}
-		if !strings.HasPrefix(s, "-") {
-			return i
-		}
+	if t.glob {
+		t = dynField()
 	}
-	return 0
+	if r.N != nil && !isDigits(r.N.Value) {
+		// {var}>file allocates an fd into a variable.
+		a.notUnderstood("a redirection that allocates a file descriptor ({" + r.N.Value + "})")
+	}
+	switch r.Op {
+	case syntax.DplOut, syntax.DplIn:
+		if !t.dyn && (t.s == "-" || isDigits(t.s)) {
+			return nil // >&2, <&0, >&-: fd duplication
+		}
+		if r.Op == syntax.DplIn {
+			a.readRedirect(t)
+			return nil
+		}
+	case syntax.RdrIn:
+		a.readRedirect(t)
+		return nil
+	case syntax.RdrInOut:
+		a.readRedirect(t)
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll,
+		syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
+	default:
+		a.notUnderstood("redirection " + r.Op.String())
+		return nil
+	}
+	a.writeTarget(r.Op.String(), t)
+	return nil
+}
+
+// network records a /dev/tcp or /dev/udp path; bash opens a socket for it.
+func (a *analyzer) network(p string) bool {
+	if rest, ok := strings.CutPrefix(p, "/dev/tcp/"); ok {
+		a.an.Network = append(a.an.Network, "tcp/"+rest)
+		return true
+	}
+	if rest, ok := strings.CutPrefix(p, "/dev/udp/"); ok {
+		a.an.Network = append(a.an.Network, "udp/"+rest)
+		return true
+	}
+	return false
+}
+
+func (a *analyzer) readRedirect(t field) {
+	if !t.dyn && a.network(path.Clean(t.s)) {
+		return
+	}
+	a.addRead(t, "input redirection", false)
+	if !t.dyn {
+		a.checkPath(t.s, false)
+	}
+}
+
+// writeTarget records a write of t by a redirection or a command.
+func (a *analyzer) writeTarget(op string, t field) {
+	if !t.dyn && a.network(path.Clean(t.s)) {
+		return
+	}
+	if t.dyn {
+		// Asks as it is; it could also be /dev/tcp/..., which a person sees.
+		a.an.Writes = append(a.an.Writes, Write{Op: op, Path: t.s, Dynamic: true})
+		return
+	}
+	if isSink(t.s) {
+		return
+	}
+	p, ok := a.abs(t.s)
+	a.an.Writes = append(a.an.Writes, Write{Op: op, Path: p, Dynamic: !ok})
+	a.checkPath(t.s, false)
+}
+
+// abs makes p absolute against the tracked working directory; ok is false
+// when p is relative and the directory is unknown.
+func (a *analyzer) abs(p string) (string, bool) {
+	switch {
+	case strings.HasPrefix(p, "/"):
+		return path.Clean(p), true
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if a.home == "" {
+			return p, false
+		}
+		return path.Clean(a.home + p[1:]), true
+	case a.st.cwd == "":
+		return p, false
+	}
+	return path.Join(a.st.cwd, p), true
+}
+
+// addRead records a read of t.
+func (a *analyzer) addRead(t field, by string, recursive bool) {
+	if t.procsub {
+		return // a pipe from a command analyzed on its own
+	}
+	r := Read{By: by, Recursive: recursive}
+	switch {
+	case t.glob && t.pat != "" && !t.dyn:
+		r.Pattern = true
+		p, ok := a.abs(t.pat)
+		r.Path, r.Dynamic = p, !ok
+	case t.glob && t.pat != "":
+		// A loop variable holding names that match a pattern.
+		p, ok := a.abs(t.pat)
+		r.Path, r.Pattern, r.Dynamic = p, true, !ok
+	case t.dyn || t.glob:
+		r.Path, r.Dynamic = t.s, true
+	default:
+		if t.s == "-" || isSink(t.s) || t.s == "/dev/stdin" {
+			return
+		}
+		p, ok := a.abs(t.s)
+		r.Path, r.Dynamic = p, !ok
+	}
+	a.an.Reads = append(a.an.Reads, r)
 }
 
 // checkPath flags a path-like argument or redirect target outside the project.
@@ -322,7 +649,7 @@ func (a *analyzer) checkPath(p string, dyn bool) {
 			return
 		}
 	}
-	if p[0] != '/' && p[0] != '~' && !strings.Contains(p, "..") {
+	if p[0] != '/' && p[0] != '~' && !strings.Contains(p, "..") && a.st.cwd == a.opts.Cwd {
 		return
 	}
 	if strings.Contains(p, "://") || strings.ContainsAny(p, " \t\n^|(){};'\"\\<>") {
@@ -336,7 +663,7 @@ func (a *analyzer) checkPath(p string, dyn bool) {
 		}
 	}
 	outside := false
-	cwd := a.opts.Cwd
+	root := cleanRoot(a.opts.Cwd)
 	switch {
 	case static[0] == '~':
 		outside = true
@@ -345,15 +672,18 @@ func (a *analyzer) checkPath(p string, dyn bool) {
 			return
 		}
 		clean := path.Clean(static)
-		if cwd != "" {
-			outside = !within(clean, cwd)
-		} else if a.res.home != "" {
-			outside = within(clean, a.res.home)
+		if root != "" {
+			outside = !within(clean, root)
+		} else if a.home != "" {
+			outside = within(clean, a.home)
 		}
 	default:
-		if cwd != "" {
-			outside = !within(path.Join(cwd, static), cwd)
-		} else {
+		switch {
+		case a.st.cwd != "" && root != "":
+			outside = !within(path.Join(a.st.cwd, static), root)
+		case root != "":
+			outside = true // relative to an unknown directory
+		default:
 			c := path.Clean(static)
 			outside = c == ".." || strings.HasPrefix(c, "../")
 		}
@@ -370,6 +700,13 @@ func (a *analyzer) checkPath(p string, dyn bool) {
 	a.an.OutsidePaths = append(a.an.OutsidePaths, p)
 }
 
+func cleanRoot(cwd string) string {
+	if cwd == "" || !path.IsAbs(cwd) {
+		return ""
+	}
+	return path.Clean(cwd)
+}
+
 // within reports whether p is dir or below it.
 func within(p, dir string) bool {
 	dir = path.Clean(dir)
@@ -382,41 +719,6 @@ func within(p, dir string) bool {
 // isSink reports the device files a write to which is harmless.
 func isSink(p string) bool {
 	return p == "/dev/null" || p == "/dev/stdout" || p == "/dev/stderr"
-}
-
-// redirect records a redirection that writes a file.
-func (a *analyzer) redirect(r *syntax.Redirect, source string) {
-	var op string
-	switch r.Op {
-	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll,
-		syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.RdrInOut, syntax.DplOut:
-		op = r.Op.String()
-	default:
-		return // input, heredocs, herestrings
-	}
-	if r.Word == nil {
-		return
-	}
-	fs := a.res.word(r.Word, nil)
-	t := fs[0]
-	if len(fs) > 1 {
-		t = field{s: Dyn, dyn: true, expanded: true} // bash: ambiguous redirect
-	}
-	if r.Op == syntax.DplOut && !t.dyn && !t.glob && (t.s == "-" || isDigits(t.s)) {
-		return // >&2, >&-: fd duplication
-	}
-	dynamic := t.dyn || t.glob || t.expanded
-	if !dynamic && isSink(t.s) {
-		return
-	}
-	p := t.s
-	if !dynamic && a.opts.Cwd != "" && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") {
-		p = path.Join(a.opts.Cwd, p)
-	} else if !dynamic && strings.HasPrefix(p, "/") {
-		p = path.Clean(p)
-	}
-	a.an.Writes = append(a.an.Writes, Write{Op: op, Path: p, Dynamic: dynamic})
-	a.checkPath(t.s, t.dyn)
 }
 
 func isDigits(s string) bool {

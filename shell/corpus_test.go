@@ -98,8 +98,13 @@ func decide(rules []testRule, an *Analysis) string {
 			ask = true
 		}
 	}
-	if len(an.Writes) > 0 {
-		ask = true // the corpus has no write-tool rules: every write asks
+	if len(an.Writes) > 0 || len(an.Network) > 0 {
+		ask = true // the corpus has no write-tool rules: every write asks, and so does a socket
+	}
+	for _, r := range an.Reads {
+		if r.Dynamic {
+			ask = true
+		}
 	}
 	switch {
 	case deny:

@@ -16,7 +16,6 @@ type hazard struct {
 // TestHazards. Read-only.
 var hazards = []hazard{
 	{"find -delete", []string{"find"}, func(a []field) bool { return hasArg(a, "-delete") }},
-	{"find -exec", []string{"find"}, func(a []field) bool { return hasArg(a, "-exec", "-execdir", "-ok", "-okdir") }},
 	{"find writes a file", []string{"find"}, func(a []field) bool { return hasArg(a, "-fprint", "-fprint0", "-fprintf", "-fls") }},
 	{"git config override", []string{"git"}, gitConfigOverride},
 	{"git --exec-path", []string{"git"}, func(a []field) bool {
@@ -31,9 +30,8 @@ var hazards = []hazard{
 	{"git config write", []string{"git"}, gitConfigWrite},
 	{"git alias", []string{"git"}, func(a []field) bool { return gitSub(a) == "alias" }},
 	{"git runs a command", []string{"git"}, gitRunsCommand},
-	{"sed -i", []string{"sed", "gsed"}, func(a []field) bool { return sedHazard(a) == "in-place" }},
-	{"sed script executes or writes", []string{"sed", "gsed"}, func(a []field) bool { return sedHazard(a) == "script" }},
-	{"awk executes or writes", []string{"awk", "gawk", "mawk", "nawk"}, awkHazard},
+	{"gsed -i", []string{"gsed"}, func(a []field) bool { return sedHazard(a) == "in-place" }},
+	{"gsed script executes or writes", []string{"gsed"}, func(a []field) bool { return sedHazard(a) == "script" }},
 	{"sort -o", []string{"sort"}, func(a []field) bool {
 		return shortFlag(a, 'o', "") || hasPrefixArg(a, "--output", "--compress-program")
 	}},
@@ -43,22 +41,22 @@ var hazards = []hazard{
 	{"tree -o", []string{"tree"}, func(a []field) bool { return hasPrefixArg(a, "-o", "--output") }},
 	{"base64 -o", []string{"base64"}, func(a []field) bool { return hasPrefixArg(a, "-o", "--output") }},
 	{"tar runs a program", []string{"tar", "gtar", "bsdtar"}, func(a []field) bool {
-		return hasPrefixArg(a, "--to-command", "--use-compress-program", "--checkpoint-action", "--info-script",
+		return longPrefixArg(a, "to-command", "use-compress-program", "checkpoint-action", "info-script",
+			"new-volume-script", "rsh-command", "rmt-command", "transform", "xform") || hasPrefixArg(a, "--to-command", "--use-compress-program", "--checkpoint-action", "--info-script",
 			"--new-volume-script", "--rsh-command", "--rmt-command", "-I", "-F") || tarOldStyle(a)
 	}},
 	{"rsync runs a program", []string{"rsync"}, func(a []field) bool {
-		return shortFlag(a, 'e', "fBTM") || hasPrefixArg(a, "--rsh", "--rsync-path")
+		return shortFlag(a, 'e', "fBTM") || hasPrefixArg(a, "--rsh", "--rsync-path") || longPrefixArg(a, "rsh", "rsync-path", "write-batch", "only-write-batch", "log-file", "temp-dir", "backup-dir", "partial-dir", "compare-dest", "copy-dest", "link-dest")
 	}},
 	{"curl writes a file", []string{"curl"}, func(a []field) bool {
 		return shortFlag(a, 'o', "dHuXxAeEFKhrTwyYzbc") || shortFlag(a, 'K', "dHuXxAeEFhrTwyYzbco") ||
 			hasPrefixArg(a, "--output", "--config", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--libcurl", "-D", "-c")
 	}},
-	{"time -o", []string{"time"}, func(a []field) bool { return hasPrefixArg(a, "-o", "--output") }},
-	{"xargs", []string{"xargs"}, func([]field) bool { return true }},
+	{"time -o", []string{"time"}, func(a []field) bool { return hasPrefixArg(a, "-o", "--output") || longPrefixArg(a, "output") }},
 	{"alias", []string{"alias"}, func([]field) bool { return true }},
 	{"opaque exec wrapper", nil, nil}, // checked by name in hazardOf
 	{"interpreter code flag", nil, nil},
-	{"unquoted glob for an exec-capable tool", []string{"rg", "grep", "find", "tar", "rsync", "git", "xargs", "sed", "awk", "gawk", "sort", "tree", "base64", "zip", "7z", "curl", "wget", "env"},
+	{"unquoted glob for an exec-capable tool", []string{"rg", "find", "tar", "rsync", "git", "xargs", "sed", "zip", "7z", "curl", "wget", "env"},
 		func(a []field) bool {
 			for _, f := range a {
 				if f.glob {
@@ -67,8 +65,6 @@ var hazards = []hazard{
 			}
 			return false
 		}},
-	{"array subscript evaluation", nil, nil},
-	{"extended glob", nil, nil}, // zsh reads *(e:...:) as a qualifier that runs code
 }
 
 // hazardOf names the first hazard of a command, "" for none.
@@ -78,14 +74,6 @@ func hazardOf(fs []field, argv []string) string {
 		return ""
 	}
 	args := fs[1:]
-	for _, f := range args {
-		if subscriptInjection(f.s) {
-			return "array subscript evaluation"
-		}
-		if f.extglob {
-			return "extended glob"
-		}
-	}
 	if opaqueWrapper(name) {
 		return "opaque exec wrapper"
 	}
@@ -102,13 +90,6 @@ func hazardOf(fs []field, argv []string) string {
 		}
 	}
 	return ""
-}
-
-// subscriptInjection reports a string that bash would run code from if it
-// were evaluated as an array subscript (a[$(cmd)]).
-func subscriptInjection(s string) bool {
-	i := strings.IndexByte(s, '[')
-	return i >= 0 && (strings.Contains(s[i:], "$(") || strings.Contains(s[i:], "`"))
 }
 
 // dangerousEnv reports environment variables whose value runs code or
@@ -166,6 +147,28 @@ func hasPrefixArg(a []field, opts ...string) bool {
 			}
 			rest := f.s[len(o):]
 			if rest == "" || rest[0] == '=' || !strings.HasPrefix(o, "--") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// longPrefixArg reports a long option that getopt_long would read as one
+// of names: any prefix of it (an ambiguous one makes the program fail,
+// which is fine to ask about too).
+func longPrefixArg(a []field, names ...string) bool {
+	for _, f := range a {
+		if f.s == "--" {
+			return false
+		}
+		opt, ok := strings.CutPrefix(f.s, "--")
+		if !ok || opt == "" {
+			continue
+		}
+		opt, _, _ = strings.Cut(opt, "=")
+		for _, n := range names {
+			if strings.HasPrefix(n, opt) {
 				return true
 			}
 		}
@@ -317,8 +320,10 @@ func gitRunsCommand(a []field) bool {
 		return hasPrefixArg(args, "--exec", "-x")
 	case "filter-branch", "filter-repo", "difftool", "mergetool", "daemon", "instaweb", "credential", "upload-pack", "receive-pack", "web--browse":
 		return true
-	case "fetch", "pull", "clone", "push", "ls-remote", "archive", "submodule--helper":
+	case "clone":
 		return hasPrefixArg(args, "--upload-pack", "--receive-pack", "--exec", "-u")
+	case "fetch", "pull", "push", "ls-remote", "archive", "submodule--helper":
+		return hasPrefixArg(args, "--upload-pack", "--receive-pack", "--exec")
 	case "grep":
 		return hasPrefixArg(args, "--open-files-in-pager", "-O")
 	}
@@ -568,133 +573,6 @@ func sedDelimited(s string, i int, d byte) (int, bool) {
 	}
 	return i, false
 }
-
-// awkHazard reports awk programs that may run commands or write files, and
-// options that load code from elsewhere.
-func awkHazard(a []field) bool {
-	var progs []string
-	haveProg := false
-	for i := 0; i < len(a); i++ {
-		s := a[i].s
-		switch {
-		case s == "--":
-			if len(progs) == 0 && i+1 < len(a) {
-				progs = append(progs, a[i+1].s)
-				haveProg = true
-			}
-			i = len(a)
-		case strings.HasPrefix(s, "--"):
-			name, val, hasVal := strings.Cut(s[2:], "=")
-			switch name {
-			case "source":
-				if !hasVal && i+1 < len(a) {
-					i++
-					val = a[i].s
-				}
-				progs = append(progs, val)
-				haveProg = true
-			case "field-separator", "assign":
-				if !hasVal {
-					i++
-				}
-			case "file", "include", "load", "exec", "pretty-print", "profile", "debug", "dump-variables":
-				return true
-			}
-		case len(s) > 1 && s[0] == '-':
-			switch s[1] {
-			case 'F', 'v':
-				if len(s) == 2 {
-					i++
-				}
-			case 'e':
-				v := s[2:]
-				if v == "" && i+1 < len(a) {
-					i++
-					v = a[i].s
-				}
-				progs = append(progs, v)
-				haveProg = true
-			case 'f', 'i', 'l', 'E', 'o', 'p', 'W', 'D':
-				return true
-			}
-		default:
-			if !haveProg {
-				progs = append(progs, s)
-				haveProg = true
-			}
-		}
-	}
-	for _, p := range progs {
-		if strings.Contains(p, Dyn) || awkProgramUnsafe(p) {
-			return true
-		}
-	}
-	return false
-}
-
-// awkProgramUnsafe reports system(), pipes to or from commands, output
-// redirection in print/printf, and gawk extensions that load code.
-func awkProgramUnsafe(p string) bool {
-	// Blank out string literals so their contents cannot mislead the scan.
-	b := []byte(p)
-	for i := 0; i < len(b); i++ {
-		if b[i] != '"' {
-			continue
-		}
-		for i++; i < len(b) && b[i] != '"'; i++ {
-			if b[i] == '\\' && i+1 < len(b) {
-				b[i] = ' '
-				i++
-			}
-			b[i] = ' '
-		}
-	}
-	s := string(b)
-	if strings.Contains(s, "system") || strings.Contains(s, "@load") || strings.Contains(s, "@include") ||
-		strings.Contains(s, "|&") {
-		return true
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] == '|' {
-			if i+1 < len(s) && s[i+1] == '|' {
-				i++
-				continue
-			}
-			return true
-		}
-	}
-	for off := 0; ; {
-		k := strings.Index(s[off:], "print")
-		if k < 0 {
-			break
-		}
-		k += off
-		end := k + len("print")
-		if end < len(s) && s[end] == 'f' {
-			end++
-		}
-		off = end
-		if isAwkIdent(s, k-1) || isAwkIdent(s, end) {
-			continue
-		}
-		depth := 0
-		for j := end; j < len(s); j++ {
-			c := s[j]
-			if c == '(' {
-				depth++
-			} else if c == ')' {
-				depth--
-			} else if depth <= 0 && (c == ';' || c == '}' || c == '\n') {
-				break
-			} else if depth <= 0 && c == '>' {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func isAwkIdent(s string, i int) bool { return i >= 0 && i < len(s) && isAwkIdentByte(s[i]) }
 
 func isAwkIdentByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'

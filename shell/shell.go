@@ -1,7 +1,7 @@
 // Package shell decomposes a shell command line into the simple commands it
 // would run, so that rules are matched per command and never against the raw
-// string. It parses with mvdan.cc/sh/v3 and fails closed: whatever it cannot
-// understand is reported so the gate asks.
+// string. It parses with mvdan.cc/sh/v3 and models a subset of bash exactly:
+// what it does not fully understand is reported, so the gate asks.
 package shell
 
 // Dyn stands for a part of a word that is only known at run time ($X, $(...),
@@ -14,8 +14,8 @@ const Dyn = "\x00"
 // Options tune an analysis.
 type Options struct {
 	// Cwd is the directory the command runs in, for outside-project detection
-	// and for resolving redirect targets. May be empty (then nothing relative
-	// is flagged).
+	// and for resolving relative paths. May be empty (then relative paths are
+	// unknown).
 	Cwd string
 	// Home is the user's home directory, for `~` and $HOME.
 	Home string
@@ -30,9 +30,15 @@ type Analysis struct {
 	// Writes holds every redirection that writes a file (>, >>, >|, &>, <>),
 	// except to /dev/null, /dev/stdout, /dev/stderr and fd duplications.
 	Writes []Write
+	// Reads holds the files the line reads: input redirections and the file
+	// operands of programs known to read them (cat, grep, sort, ...).
+	Reads []Read
+	// Network lists /dev/tcp and /dev/udp redirections (host/port as
+	// written, Dyn for run-time parts): bash opens a socket for them.
+	Network []string
 	// Unsafe, when not empty, says why the whole line must ask however the
 	// commands match: a parse error, a control character, invisible or bidi
-	// Unicode, ...
+	// Unicode, a shell feature the analyzer does not model, ...
 	Unsafe string
 	// OutsideProject is true when a path argument or redirect target lies
 	// outside Options.Cwd (absolute elsewhere, `..`, `~`).
@@ -43,24 +49,39 @@ type Analysis struct {
 
 // Command is one simple command.
 type Command struct {
-	// Argv is the command's words after literal resolution (quotes removed,
-	// escapes and brace expansion resolved); parts known only at run time
+	// Argv is the command's words after expansion as far as it is known
+	// statically (quotes removed, escapes, brace expansion and variables
+	// assigned earlier in the line resolved); parts known only at run time
 	// are Dyn.
 	Argv []string
-	// Text is Argv re-quoted (single quotes unless a word is made only of [A-Za-z0-9_@%+=:,./{}-]) and joined by
-	// spaces: the string rules are matched against.
+	// Globs marks, per word of Argv, an unquoted pathname pattern that bash
+	// expands to zero or more file names (nil when there is none).
+	Globs []bool
+	// Text is Argv re-quoted (single quotes unless a word is made only of
+	// [A-Za-z0-9_@%+=:,./{}-]) and joined by spaces: the string rules are
+	// matched against.
 	Text string
+	// Canon, when not empty, is Text without options that change nothing
+	// a rule cares about (git's --no-pager, -P, -C DIR): rules may allow
+	// or deny the command through it.
+	Canon string
 	// AltTexts are other spellings of the same command (argv0's base name
 	// for `/bin/rm`, git with its global options such as -C stripped, ...).
 	// The gate lets them deny, never allow.
 	AltTexts []string
 	// Source is the command as written in the input, for display.
 	Source string
-	// Dynamic, when not empty, says why the command name (or a wrapper's
-	// payload) is not static: the gate must ask.
+	// Cwd is the directory the command runs in as far as the line shows
+	// (after `cd`, `pushd`, ...); "" when it is not known.
+	Cwd string
+	// Dynamic, when not empty, says what about the command is not
+	// understood (a name only known at run time, an unknown option, a
+	// dynamic word where an option may be, ...): the gate must ask, and no
+	// rule, Always rule or mode can allow it.
 	Dynamic string
-	// Hazard, when not empty, names the hazard (find -delete, sed -i, ...)
-	// that turns an allow into an ask.
+	// Hazard, when not empty, names what the command can do beyond what a
+	// rule for its text suggests (find -delete, sed -i, ...): it turns an
+	// allow into an ask that no rule, Always rule or mode can lift.
 	Hazard string
 	// Wrapper names the wrapper this command was unwrapped from (sudo, env,
 	// bash -c, find -exec, ...), empty at top level.
@@ -73,6 +94,25 @@ type Command struct {
 // Write is a redirection that writes a file.
 type Write struct {
 	Op      string // ">", ">>", ">|", "&>", "&>>", "<>"
-	Path    string // the target as resolved (Dyn for dynamic parts)
-	Dynamic bool   // the target is not static
+	Path    string // the target, absolute when it is known (Dyn for dynamic parts)
+	Dynamic bool   // the target is not static (or relative to an unknown directory)
+}
+
+// Read is a file the line reads.
+type Read struct {
+	// Path is the file, absolute when the directory is known; with Pattern
+	// it is a glob (`*` and `?` never match a leading dot of a name; `*` in
+	// a Recursive read also crosses `/`).
+	Path string
+	// Pattern says Path is a pathname pattern rather than one file.
+	Pattern bool
+	// Recursive says every file below Path is read (grep -r, rg).
+	Recursive bool
+	// SkipHidden says a Recursive read leaves out names starting with "."
+	// (ripgrep's default).
+	SkipHidden bool
+	// Dynamic says the file is only known at run time (Path may hold Dyn).
+	Dynamic bool
+	// By names the command or redirection that reads, for explanations.
+	By string
 }

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,53 +15,76 @@ import (
 // reported as a single dynamic field rather than allocated.
 const maxBraceFields = 256
 
-// field is one word of a command after literal resolution.
+// field is one word of a command after expansion as far as it is known.
 type field struct {
 	s        string // the resolved text, Dyn for run-time parts
+	pat      string // for a glob: the pathname pattern (path.Match syntax), "" when not static
 	dyn      bool   // s contains Dyn
-	glob     bool   // the word had an unquoted glob (*, ?, [...], extglob)
-	expanded bool   // the word had a parameter, command, arithmetic or process substitution, or ~user
-	extglob  bool   // the word had an extended glob, which zsh would read as a glob qualifier that can run code
+	glob     bool   // an unquoted pathname pattern (or a variable holding names matching one)
+	expanded bool   // had a parameter, command, arithmetic or process substitution, or ~user
+	quoted   bool   // had a quoted part (bash never drops it as empty)
+	rec      bool   // pat's `*` also crosses `/` (names found by find)
+	numeric  bool   // only ever digits (arithmetic, $#, $?, ...)
+	procsub  bool   // a process substitution: a /dev/fd path to a pipe whose writer is analyzed
 }
 
-// resolver turns words into fields. It keeps a scratch buffer to spare
-// allocations; it is not safe for concurrent use.
+func dynField() field { return field{s: Dyn, dyn: true, expanded: true} }
+
+// wordCtx says how bash expands a word where it appears.
+type wordCtx int
+
+const (
+	ctxArgv    wordCtx = iota // command words: braces, splitting, globbing
+	ctxNoSplit                // assignment values, [[ ]] operands, case words, here-strings
+	ctxPattern                // case patterns and the right side of [[ == ]]
+	ctxHeredoc                // an unquoted heredoc body
+)
+
+// resolver expands words in the analyzer's current state, walking every
+// substitution it meets so that the commands inside are recorded too.
 type resolver struct {
-	home string
-	buf  []byte
+	a   *analyzer
+	buf []byte
 }
 
-// words appends the fields of ws to out, brace expansion included.
-func (r *resolver) words(ws []*syntax.Word, out []field) []field {
+// argv appends the fields of ws as bash would make them into command words.
+func (r *resolver) argv(ws []*syntax.Word, out []field) []field {
 	for _, w := range ws {
 		out = r.word(w, out)
 	}
 	return out
 }
 
-// word appends the fields of w to out: one, or several after brace expansion.
+// word appends the fields of one command word: brace expansion, then
+// expansion, splitting and globbing.
 func (r *resolver) word(w *syntax.Word, out []field) []field {
-	if !hasBrace(w) {
-		return append(out, r.single(w))
+	if hasBrace(w) {
+		return r.braces(w, out)
 	}
-	return r.braces(w, out)
+	return r.split(w, out)
 }
 
-// braces appends the fields of a word with brace candidates. It is apart
-// from word because its range-over-func loop makes its locals escape.
+// braces appends the fields of a word with brace candidates. Bash drops an
+// unquoted word that brace expansion leaves empty (`git {,} -c ...`), which
+// shifts every later word; mvdan/sh does not, so such a word is not
+// understood.
 func (r *resolver) braces(w *syntax.Word, out []field) []field {
-	// SplitBraces rewrites the word it is given, and syntax.Walk cannot walk
-	// the BraceExp nodes it creates: work on a copy.
+	// SplitBraces rewrites the word it is given: work on a copy.
 	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}
 	if !syntax.SplitBraces(cp) {
-		return append(out, r.single(w))
+		return r.split(w, out)
 	}
 	n := 0
 	for bw, err := range expand.BracesSeq(nil, cp) {
 		if err != nil || n >= maxBraceFields {
-			return append(out, field{s: Dyn, dyn: true, expanded: true})
+			r.a.notUnderstood("a brace expansion too large to follow")
+			return append(out, dynField())
 		}
-		out = append(out, r.single(bw))
+		before := len(out)
+		out = r.split(bw, out)
+		if len(out) == before {
+			r.a.notUnderstood("a brace expansion with an empty alternative")
+		}
 		n++
 	}
 	return out
@@ -68,50 +92,87 @@ func (r *resolver) braces(w *syntax.Word, out []field) []field {
 
 func hasBrace(w *syntax.Word) bool {
 	for _, p := range w.Parts {
-		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 {
+		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 && strings.ContainsAny(l.Value, ",.") {
 			return true
 		}
 	}
 	return false
 }
 
-// single resolves a word without brace expansion.
-func (r *resolver) single(w *syntax.Word) field {
+// split appends the fields of one brace-free command word: a word made
+// only of one unquoted variable with a known value is split on blanks and
+// each piece globbed, as bash does; a word that expands to nothing unquoted
+// is dropped.
+func (r *resolver) split(w *syntax.Word, out []field) []field {
 	if len(w.Parts) == 1 {
-		switch p := w.Parts[0].(type) {
-		case *syntax.Lit:
-			if plainLit(p.Value) {
-				return field{s: p.Value}
-			}
-		case *syntax.SglQuoted:
-			if !p.Dollar {
-				return field{s: p.Value}
-			}
-		case *syntax.DblQuoted:
-			if len(p.Parts) == 1 {
-				if l, ok := p.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '\\') < 0 {
-					return field{s: l.Value}
+		if pe, ok := w.Parts[0].(*syntax.ParamExp); ok {
+			if v, ok := r.known(pe); ok && !v.dyn {
+				for _, piece := range strings.Fields(v.s) {
+					out = append(out, litGlob(piece))
 				}
+				return out
 			}
 		}
 	}
+	f := r.single(w, ctxArgv)
+	if f.s == "" && !f.quoted && !f.dyn {
+		return out
+	}
+	return append(out, f)
+}
+
+// litGlob makes a field of text that bash will still glob (the value of an
+// unquoted variable).
+func litGlob(s string) field {
+	if !strings.ContainsAny(s, "*?[") {
+		return field{s: s}
+	}
+	return field{s: Dyn, pat: s, glob: true, dyn: true}
+}
+
+// single resolves a word to one field in context ctx.
+func (r *resolver) single(w *syntax.Word, ctx wordCtx) field {
+	if w == nil {
+		return field{}
+	}
 	var f field
+	// Substitutions walked while resolving may resolve words themselves:
+	// they get buffers of their own.
 	b := r.buf[:0]
+	r.buf = nil
+	var pat []byte
 	for i, p := range w.Parts {
-		b = r.part(b, p, i == 0, &f)
+		b, pat = r.part(b, pat, p, i == 0, ctx, &f)
 	}
 	f.s = string(b)
 	f.dyn = strings.Contains(f.s, Dyn)
+	if len(w.Parts) == 1 {
+		_, f.procsub = w.Parts[0].(*syntax.ProcSubst)
+	}
+	if f.glob && !f.expanded {
+		f.pat = string(pat)
+	} else if f.glob && !loneParam(w) {
+		f.pat = "" // a loop variable's pattern inside a larger word
+	}
 	r.buf = b
 	return f
 }
 
-// plainLit reports whether an unquoted literal means exactly its text.
-func plainLit(s string) bool {
-	if s == "" || s[0] == '~' {
+// loneParam reports a word that is one parameter expansion, quoted or not.
+func loneParam(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
 		return false
 	}
-	return strings.IndexAny(s, "\\*?[\x00") < 0
+	switch p := w.Parts[0].(type) {
+	case *syntax.ParamExp:
+		return true
+	case *syntax.DblQuoted:
+		if len(p.Parts) == 1 {
+			_, ok := p.Parts[0].(*syntax.ParamExp)
+			return ok
+		}
+	}
+	return false
 }
 
 func appendDyn(b []byte) []byte {
@@ -121,53 +182,212 @@ func appendDyn(b []byte) []byte {
 	return append(b, Dyn...)
 }
 
-func (r *resolver) part(b []byte, p syntax.WordPart, first bool, f *field) []byte {
+// appendPatLit appends literal text to a pathname pattern, escaped.
+func appendPatLit(pat []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(`*?[\`, s[i]) >= 0 {
+			pat = append(pat, '\\')
+		}
+		pat = append(pat, s[i])
+	}
+	return pat
+}
+
+func (r *resolver) part(b, pat []byte, p syntax.WordPart, first bool, ctx wordCtx, f *field) ([]byte, []byte) {
+	start := len(b)
 	switch p := p.(type) {
 	case *syntax.Lit:
-		return r.unquotedLit(b, p.Value, first, f)
-	case *syntax.SglQuoted:
-		if p.Dollar {
-			return appendANSIC(b, p.Value)
+		switch ctx {
+		case ctxHeredoc:
+			b = appendHeredocLit(b, p.Value)
+		case ctxArgv:
+			return r.unquotedLit(b, pat, p.Value, first, f)
+		default:
+			b = r.noSplitLit(b, p.Value, first, ctx)
 		}
-		return append(b, p.Value...)
+	case *syntax.SglQuoted:
+		f.quoted = true
+		if p.Dollar {
+			b = appendANSIC(b, p.Value)
+		} else {
+			b = append(b, p.Value...)
+		}
 	case *syntax.DblQuoted:
+		f.quoted = true
+		if p.Dollar {
+			r.a.notUnderstood(`a $"..." locale string`)
+		}
 		for _, q := range p.Parts {
 			switch q := q.(type) {
 			case *syntax.Lit:
 				b = appendDblQuotedLit(b, q.Value)
 			case *syntax.ParamExp:
-				b = r.param(b, q, f)
+				b = r.param(b, q, true, f)
 			default:
-				f.expanded = true
-				b = appendDyn(b)
+				b = r.subst(b, q, f)
 			}
 		}
-		return b
 	case *syntax.ParamExp:
-		return r.param(b, p, f)
+		b = r.param(b, p, ctx == ctxHeredoc, f)
 	case *syntax.ExtGlob:
-		f.glob, f.extglob = true, true
-		return appendDyn(b)
-	default: // CmdSubst, ArithmExp, ProcSubst, BraceExp left unexpanded
-		f.expanded = true
-		return appendDyn(b)
+		r.a.notUnderstood("an extended glob " + p.Op.String() + "(...)")
+		f.glob, f.expanded = true, true
+		b = appendDyn(b)
+	default:
+		b = r.subst(b, p, f)
 	}
+	return b, appendPatLit(pat, string(b[start:]))
 }
 
-// param resolves $HOME and ${HOME} when the home directory is known; every
-// other parameter is only known at run time.
-func (r *resolver) param(b []byte, p *syntax.ParamExp, f *field) []byte {
-	if r.home != "" && p.Param != nil && p.Param.Value == "HOME" && p.Index == nil &&
-		p.Exp == nil && p.Repl == nil && p.Slice == nil && !p.Excl && !p.Length && p.Names == 0 {
-		return append(b, r.home...)
+// subst walks a command, arithmetic or process substitution; its value is
+// only known at run time.
+func (r *resolver) subst(b []byte, p syntax.WordPart, f *field) []byte {
+	a := r.a
+	switch p := p.(type) {
+	case *syntax.CmdSubst:
+		a.subshell(func() { a.stmts(p.Stmts) })
+	case *syntax.ProcSubst:
+		a.subshell(func() { a.stmts(p.Stmts) })
+	case *syntax.ArithmExp:
+		a.arith(p.X)
+		f.numeric = true
+	default:
+		a.notUnderstood(fmt.Sprintf("a word part of kind %T", p))
 	}
 	f.expanded = true
 	return appendDyn(b)
 }
 
-// unquotedLit resolves an unquoted literal: backslash escapes, tilde prefix
-// (first part only), and glob characters, which become Dyn.
-func (r *resolver) unquotedLit(b []byte, v string, first bool, f *field) []byte {
+// known returns the value of a plain $NAME or ${NAME} whose value the line
+// set, or HOME and PWD when they are known.
+func (r *resolver) known(pe *syntax.ParamExp) (field, bool) {
+	if !plainParam(pe) {
+		return field{}, false
+	}
+	return r.a.lookup(pe.Param.Value)
+}
+
+func plainParam(pe *syntax.ParamExp) bool {
+	return pe.Param != nil && !pe.Excl && !pe.Length && !pe.Width && pe.Index == nil && pe.Slice == nil &&
+		pe.Repl == nil && pe.Exp == nil && pe.Names == 0 && pe.NestedParam == nil && len(pe.Modifiers) == 0
+}
+
+// lookup returns what the analyzer knows of a variable.
+func (a *analyzer) lookup(name string) (field, bool) {
+	if v, ok := a.st.vars[name]; ok {
+		return v.f, !v.f.dyn || v.f.glob
+	}
+	switch name {
+	case "HOME":
+		if a.home != "" {
+			return field{s: a.home}, true
+		}
+	case "PWD":
+		if a.st.cwd != "" {
+			return field{s: a.st.cwd}, true
+		}
+	}
+	return field{}, false
+}
+
+// numericVar reports a variable known to hold only an integer.
+func (a *analyzer) numericVar(name string) bool {
+	if v, ok := a.st.vars[name]; ok {
+		return v.numeric || !v.f.dyn && isArithLiteral(v.f.s)
+	}
+	switch name {
+	case "#", "?", "$", "!", "RANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID", "EUID", "EPOCHSECONDS":
+		return true
+	}
+	return false
+}
+
+// param resolves a parameter expansion. Forms that evaluate text as code
+// (indirection, ${x@P}) are not understood; subscripts, offsets and
+// lengths are arithmetic and judged as such.
+func (r *resolver) param(b []byte, pe *syntax.ParamExp, quoted bool, f *field) []byte {
+	a := r.a
+	f.expanded = true
+	if pe.Excl {
+		a.notUnderstood("indirect expansion ${!...}")
+		return appendDyn(b)
+	}
+	if pe.NestedParam != nil || pe.Flags != nil || len(pe.Modifiers) > 0 || pe.Width || pe.IsSet {
+		a.notUnderstood("a parameter expansion of another shell")
+		return appendDyn(b)
+	}
+	if pe.Index != nil {
+		if w, ok := pe.Index.(*syntax.Word); !ok || !isAtOrStar(w) {
+			a.arith(pe.Index)
+		}
+	}
+	if pe.Slice != nil {
+		a.arith(pe.Slice.Offset)
+		a.arith(pe.Slice.Length)
+	}
+	if pe.Repl != nil {
+		r.single(pe.Repl.Orig, ctxPattern)
+		r.single(pe.Repl.With, ctxNoSplit)
+	}
+	if pe.Exp != nil {
+		switch pe.Exp.Op {
+		case syntax.OtherParamOps:
+			op := ""
+			if pe.Exp.Word != nil {
+				op = pe.Exp.Word.Lit()
+			}
+			switch op {
+			case "Q", "E", "A", "a", "K", "k", "U", "u", "L":
+			default:
+				a.notUnderstood("the parameter transformation ${...@" + op + "}")
+			}
+		case syntax.AssignUnset, syntax.AssignUnsetOrNull:
+			if pe.Param != nil {
+				if why := assignable(pe.Param.Value, false); why != "" {
+					a.notUnderstood("${...=...} assigns " + why)
+				}
+				r.single(pe.Exp.Word, ctxNoSplit)
+				a.st.setUnknown(pe.Param.Value)
+			}
+		default:
+			ctx := ctxNoSplit
+			switch pe.Exp.Op {
+			case syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
+				ctx = ctxPattern
+			}
+			r.single(pe.Exp.Word, ctx)
+		}
+	}
+	if pe.Length {
+		f.numeric = true
+		return appendDyn(b)
+	}
+	if pe.Param != nil && plainParam(pe) {
+		if v, ok := a.lookup(pe.Param.Value); ok && !v.dyn {
+			if !quoted && strings.ContainsAny(v.s, " \t\n*?[") {
+				// Split or globbed where it stands in a larger word: not followed.
+				return appendDyn(b)
+			}
+			return append(b, v.s...)
+		} else if ok && v.glob && quoted {
+			// A loop variable over names matching a pattern.
+			f.glob, f.pat = true, v.pat
+		}
+		if a.numericVar(pe.Param.Value) {
+			f.numeric = true
+		}
+	}
+	return appendDyn(b)
+}
+
+func isAtOrStar(w *syntax.Word) bool {
+	l := w.Lit()
+	return l == "@" || l == "*"
+}
+
+// unquotedLit resolves an unquoted literal of a command word: backslash
+// escapes, a tilde prefix (first part only), and pathname patterns.
+func (r *resolver) unquotedLit(b, pat []byte, v string, first bool, f *field) ([]byte, []byte) {
 	i := 0
 	if first && strings.HasPrefix(v, "~") {
 		end := strings.IndexByte(v, '/')
@@ -175,8 +395,9 @@ func (r *resolver) unquotedLit(b []byte, v string, first bool, f *field) []byte 
 			end = len(v)
 		}
 		switch user := v[1:end]; {
-		case user == "" && r.home != "":
-			b = append(b, r.home...)
+		case user == "" && r.a.home != "":
+			b = append(b, r.a.home...)
+			pat = appendPatLit(pat, r.a.home)
 			i = end
 		case user == "":
 			// Home unknown: keep the ~ so the path is still flagged as outside.
@@ -191,25 +412,113 @@ func (r *resolver) unquotedLit(b []byte, v string, first bool, f *field) []byte 
 		case '\\':
 			if i+1 < len(v) {
 				i++
+				if v[i] == '\n' {
+					continue
+				}
 				b = append(b, v[i])
-			} else {
-				b = append(b, '\\')
+				pat = appendPatLit(pat, v[i:i+1])
 			}
 		case '*', '?':
 			f.glob = true
 			b = appendDyn(b)
+			pat = append(pat, c)
 		case '[':
 			if first && v == "[" {
-				return append(b, '[') // the test command
+				return append(b, '['), append(pat, `\[`...) // the test command
+			}
+			j := bracketEnd(v, i)
+			if j < 0 {
+				b = append(b, '[')
+				pat = append(pat, `\[`...)
+				continue
 			}
 			f.glob = true
 			b = appendDyn(b)
-			if j := strings.IndexByte(v[i+1:], ']'); j >= 0 {
-				i += j + 1
-			}
+			pat = append(pat, v[i:j+1]...)
+			i = j
 		default:
 			b = append(b, c)
+			pat = appendPatLit(pat, v[i:i+1])
 		}
+	}
+	return b, pat
+}
+
+// bracketEnd returns the index of the `]` closing a bracket expression
+// that starts at v[i], or -1 when bash would take the `[` literally.
+func bracketEnd(v string, i int) int {
+	j := i + 1
+	if j < len(v) && (v[j] == '!' || v[j] == '^') {
+		j++
+	}
+	if j < len(v) && v[j] == ']' {
+		j++
+	}
+	for ; j < len(v); j++ {
+		switch v[j] {
+		case ']':
+			return j
+		case '\\':
+			j++
+		case '/':
+			return -1
+		}
+	}
+	return -1
+}
+
+// noSplitLit resolves an unquoted literal where bash neither splits nor
+// globs (assignment values, [[ ]] operands, case words).
+func (r *resolver) noSplitLit(b []byte, v string, first bool, ctx wordCtx) []byte {
+	i := 0
+	if first && ctx == ctxNoSplit && strings.HasPrefix(v, "~") {
+		end := strings.IndexByte(v, '/')
+		if end < 0 {
+			end = len(v)
+		}
+		if v[1:end] == "" && r.a.home != "" {
+			b = append(b, r.a.home...)
+			i = end
+		} else if v[1:end] != "" {
+			b = appendDyn(b)
+			i = end
+		}
+	}
+	for ; i < len(v); i++ {
+		c := v[i]
+		if c == '\\' && i+1 < len(v) {
+			i++
+			if v[i] == '\n' {
+				continue
+			}
+			if ctx == ctxPattern {
+				b = append(b, '\\')
+			}
+			b = append(b, v[i])
+			continue
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// appendHeredocLit resolves an unquoted heredoc's literal text: a
+// backslash escapes only $, `, \ and newline.
+func appendHeredocLit(b []byte, v string) []byte {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '\\' && i+1 < len(v) {
+			switch v[i+1] {
+			case '$', '`', '\\':
+				i++
+				b = append(b, v[i])
+				continue
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b = append(b, c)
 	}
 	return b
 }

@@ -100,7 +100,7 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 	args := fs[1:]
 	switch {
 	case name == "eval":
-		return true, a.payload(joinFields(args), "eval", source, depth)
+		return true, a.evalPayload(joinFields(args), depth)
 	case isShell(name):
 		s, ok := shellCommandString(args)
 		if !ok {
@@ -162,7 +162,10 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 	if depth >= maxDepth {
 		return true, "wrappers nested too deeply"
 	}
-	a.command(inner, source, name, envHazard, depth+1)
+	if name == "xargs" {
+		inner = xargsInner(args, inner)
+	}
+	a.inner(inner, source, name, envHazard, depth+1)
 	return true, ""
 }
 
@@ -288,7 +291,7 @@ func joinFields(fs []field) field {
 	n := 0
 	for _, f := range fs {
 		n += len(f.s) + 1
-		out.dyn = out.dyn || f.dyn || f.glob || f.expanded
+		out.dyn = out.dyn || f.dyn || f.glob
 	}
 	var b strings.Builder
 	b.Grow(n)
@@ -349,9 +352,11 @@ func shellCommandString(args []field) (field, bool) {
 	return field{}, false
 }
 
-// payload parses a wrapper's command-line string as a script of its own.
+// payload parses a wrapper's command-line string as the script of a new
+// shell process: it starts in the same directory, with none of this
+// line's unexported variables.
 func (a *analyzer) payload(s field, label, source string, depth int) string {
-	if s.dyn || s.glob || s.expanded {
+	if s.dyn || s.glob {
 		return "the " + label + " payload is not static"
 	}
 	if depth >= maxDepth {
@@ -360,18 +365,52 @@ func (a *analyzer) payload(s field, label, source string, depth int) string {
 	if why := unsafeText(s.s); why != "" {
 		a.unsafe("the " + label + " payload has " + why)
 	}
+	saved := a.st
+	a.st = &state{cwd: saved.cwd}
 	a.script(s.s, label, depth+1)
+	a.st = saved
 	return ""
 }
 
+// evalPayload parses eval's arguments as a script run by this very shell.
+func (a *analyzer) evalPayload(s field, depth int) string {
+	if s.dyn || s.glob {
+		return "the eval payload is not static"
+	}
+	if depth >= maxDepth {
+		return "wrappers nested too deeply"
+	}
+	if why := unsafeText(s.s); why != "" {
+		a.unsafe("the eval payload has " + why)
+	}
+	a.script(s.s, "eval", depth+1)
+	return ""
+}
+
+// inner judges a wrapper's inner command. Only `command` and `builtin` run
+// builtins; the others execute a program.
+func (a *analyzer) inner(fs []field, source, wrapper, envHazard string, depth int) {
+	if len(fs) == 0 {
+		return
+	}
+	if (wrapper == "command" || wrapper == "builtin") && strings.IndexByte(fs[0].s, '/') < 0 && !fs[0].dyn {
+		a.simple(fs, source, envHazard, stdinNone, nil, wrapper, depth)
+		return
+	}
+	if fs[0].dyn || fs[0].glob || fs[0].expanded || fs[0].s == "" {
+		a.recordDyn(fs, source, wrapper, "the command name is not static")
+		return
+	}
+	a.external(fs, source, envHazard, stdinNone, nil, wrapper, depth)
+}
+
 // findExec reports the commands of find's -exec, -execdir, -ok and -okdir
-// actions, each up to its `;` or `+`.
+// actions, each up to its `;` or `+`; `{}` stands for the names found.
 func (a *analyzer) findExec(args []field, source string, depth int) (bool, string) {
 	found := false
+	names := findNames(args)
 	for i := 0; i < len(args); i++ {
-		switch args[i].s {
-		case "-exec", "-execdir", "-ok", "-okdir":
-		default:
+		if !findExec(args[i].s) {
 			continue
 		}
 		label := "find " + args[i].s
@@ -384,9 +423,55 @@ func (a *analyzer) findExec(args []field, source string, depth int) (bool, strin
 			if depth >= maxDepth {
 				return true, "wrappers nested too deeply"
 			}
-			a.command(args[i+1:j], source, label, "", depth+1)
+			inner := make([]field, 0, j-i-1)
+			for _, f := range args[i+1 : j] {
+				switch {
+				case f.s == "{}" && !f.dyn:
+					inner = append(inner, names)
+				case strings.Contains(f.s, "{}"):
+					inner = append(inner, dynField())
+				default:
+					inner = append(inner, f)
+				}
+			}
+			a.inner(inner, source, label, "", depth+1)
 		}
 		i = j
 	}
 	return found, ""
+}
+
+// xargsInner returns the command xargs runs: with -I/-i/--replace, words
+// holding the replacement string become run-time words; otherwise words
+// read from its input are appended.
+func xargsInner(args, inner []field) []field {
+	repl := ""
+	for i, f := range args[:len(args)-len(inner)] {
+		s := f.s
+		switch {
+		case s == "-I" && i+1 < len(args):
+			repl = args[i+1].s
+		case strings.HasPrefix(s, "-I") && len(s) > 2:
+			repl = s[2:]
+		case s == "-i" || s == "--replace":
+			repl = "{}"
+		case strings.HasPrefix(s, "-i") && len(s) > 2:
+			repl = s[2:]
+		case strings.HasPrefix(s, "--replace="):
+			repl = strings.TrimPrefix(s, "--replace=")
+		}
+	}
+	out := make([]field, 0, len(inner)+1)
+	if repl == "" {
+		out = append(out, inner...)
+		return append(out, dynField())
+	}
+	for i, f := range inner {
+		if i > 0 && strings.Contains(f.s, repl) {
+			out = append(out, dynField())
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }

@@ -182,6 +182,9 @@ func checkPolicy(e *env, rulesPath, home string) (*gate.Policy, string, error) {
 			spec.Protected = append(spec.Protected, p)
 		}
 	}
+	if s.DataDir != "" {
+		spec.Secrets = append(spec.Secrets, s.DataDir)
+	}
 	spec.Home = home
 	p, err := gate.Compile(spec)
 	if err != nil {

@@ -105,6 +105,7 @@ func loadPolicy(s config.Settings, home string) (*gate.Policy, error) {
 		return nil, err
 	}
 	spec.Protected = append(spec.Protected, protectedPaths(s, home)...)
+	spec.Secrets = append(spec.Secrets, s.DataDir)
 	spec.Home = home
 	return gate.Compile(spec)
 }

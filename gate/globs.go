@@ -1,0 +1,164 @@
+package gate
+
+import "strings"
+
+// Deciding whether a shell pathname pattern (`/p/*.go`, or `/p/**` for a
+// recursive read) can name a file that a rule pattern matches: both are
+// turned into token lists and intersected. Character classes are read as
+// any one character, so the answer errs towards "they may intersect",
+// which makes the gate ask.
+
+type globTok struct {
+	c    byte
+	kind byte // 'c' a literal byte, '?' one byte, '*' any run
+	// For shell patterns: the wildcard does not match "/" (a plain `*`),
+	// nor a "." that starts a name.
+	noSlash, noLeadDot bool
+}
+
+// shellGlobToks tokenizes a pathname pattern (path.Match syntax). With
+// recursive, `*` also crosses "/" (the names find or grep -r reach).
+func shellGlobToks(p string, recursive bool) []globTok {
+	out := make([]globTok, 0, len(p))
+	for i := 0; i < len(p); i++ {
+		segStart := i == 0 || p[i-1] == '/'
+		switch c := p[i]; c {
+		case '\\':
+			if i+1 < len(p) {
+				i++
+				out = append(out, globTok{c: p[i], kind: 'c'})
+			}
+		case '*', '?':
+			out = append(out, globTok{kind: c, noSlash: !recursive, noLeadDot: segStart})
+		case '[':
+			j := strings.IndexByte(p[i+1:], ']')
+			if j < 0 {
+				out = append(out, globTok{c: '[', kind: 'c'})
+				continue
+			}
+			out = append(out, globTok{kind: '?', noSlash: true, noLeadDot: segStart})
+			i += j + 1
+		default:
+			out = append(out, globTok{c: c, kind: 'c'})
+		}
+	}
+	if recursive {
+		// Names below a directory: any run of further path.
+		out = append(out, globTok{kind: '*'})
+	}
+	return out
+}
+
+// ruleGlobToks tokenizes a rule pattern (gobwas syntax, `*` crossing "/"),
+// expanding {a,b} alternatives; ok is false for syntax it does not follow.
+func ruleGlobToks(p string) ([][]globTok, bool) {
+	if i := strings.IndexByte(p, '{'); i >= 0 {
+		j := strings.IndexByte(p[i:], '}')
+		if j < 0 || strings.IndexByte(p[i+1:i+j], '{') >= 0 {
+			return nil, false
+		}
+		var all [][]globTok
+		for _, alt := range strings.Split(p[i+1:i+j], ",") {
+			ts, ok := ruleGlobToks(p[:i] + alt + p[i+j+1:])
+			if !ok {
+				return nil, false
+			}
+			all = append(all, ts...)
+			if len(all) > 64 {
+				return nil, false
+			}
+		}
+		return all, true
+	}
+	out := make([]globTok, 0, len(p))
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '\\':
+			if i+1 < len(p) {
+				i++
+				out = append(out, globTok{c: p[i], kind: 'c'})
+			}
+		case '*', '?':
+			out = append(out, globTok{kind: c})
+		case '[':
+			j := strings.IndexByte(p[i+1:], ']')
+			if j < 0 {
+				return nil, false
+			}
+			out = append(out, globTok{kind: '?'})
+			i += j + 1
+		default:
+			out = append(out, globTok{c: c, kind: 'c'})
+		}
+	}
+	return [][]globTok{out}, true
+}
+
+// intersects reports whether some string matches both token lists.
+func intersects(a, b []globTok) bool {
+	type key struct {
+		i, j   int
+		ai, bj bool // the star at a[i] / b[j] has already matched a byte
+	}
+	seen := make(map[key]bool, len(a)*2)
+	var walk func(k key) bool
+	walk = func(k key) bool {
+		i, j := k.i, k.j
+		if i == len(a) && j == len(b) {
+			return true
+		}
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		// A star may end here.
+		if i < len(a) && a[i].kind == '*' && walk(key{i + 1, j, false, k.bj}) {
+			return true
+		}
+		if j < len(b) && b[j].kind == '*' && walk(key{i, j + 1, k.ai, false}) {
+			return true
+		}
+		if i == len(a) || j == len(b) {
+			return false
+		}
+		x, y := a[i], b[j]
+		if x.kind == '*' && k.ai {
+			x.noLeadDot = false
+		}
+		if y.kind == '*' && k.bj {
+			y.noLeadDot = false
+		}
+		// Both consume one byte: find whether such a byte exists.
+		ok := false
+		switch {
+		case x.kind == 'c' && y.kind == 'c':
+			ok = x.c == y.c
+		case x.kind == 'c':
+			ok = tokAccepts(y, x.c)
+		case y.kind == 'c':
+			ok = tokAccepts(x, y.c)
+		default:
+			ok = true // some byte other than "/" and "." fits both
+		}
+		if !ok {
+			return false
+		}
+		next := key{i + 1, j + 1, false, false}
+		if x.kind == '*' {
+			next.i, next.ai = i, true // a star may go on
+		}
+		if y.kind == '*' {
+			next.j, next.bj = j, true
+		}
+		return walk(next)
+	}
+	return walk(key{})
+}
+
+// tokAccepts reports whether a wildcard token can match byte c.
+func tokAccepts(t globTok, c byte) bool {
+	if t.noSlash && c == '/' {
+		return false
+	}
+	return !(t.noLeadDot && c == '.')
+}

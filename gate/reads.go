@@ -1,0 +1,375 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"approvalbot/shell"
+)
+
+// ReadTool is the tool name whose rules judge what a shell command reads
+// (`cat f`, `grep x f`, `< f` are judged as a Read of f).
+const ReadTool = "Read"
+
+// judgeRead judges one file a shell line reads, by the Read tool's rules.
+func (s *evalState) judgeRead(r *shell.Read) {
+	pt := part{v: Verdict{Kind: "read", Subject: r.Path}}
+	defer func() { s.parts = append(s.parts, pt) }()
+	if r.Dynamic || strings.Contains(r.Path, shell.Dyn) {
+		pt.v.Subject = strings.ReplaceAll(r.Path, shell.Dyn, "…")
+		s.uncertain(&pt, "not understood: "+r.By+" reads a file only known at run time")
+		return
+	}
+	if !s.hasRules(ReadTool) {
+		// A rules file that says nothing about reading leaves reads to the
+		// rules of the command that reads; approvalbot's secrets stay denied.
+		pt.v.Subject = r.Path
+		why := s.p.secretPattern(r.Path, r.Recursive)
+		if !r.Pattern && !r.Recursive {
+			why, _ = s.p.protectPath(r.Path, s.cwd, KindRead)
+		}
+		if why != "" {
+			pt.ref = RuleRef{Layer: LayerBuiltin, Action: Deny}
+			pt.v.Decision, pt.v.Reason = Deny, why
+			return
+		}
+		pt.ref = RuleRef{Layer: LayerDefault, Action: Allow}
+		pt.v.Decision, pt.v.Reason = Allow, "no Read rules: judged by the rules of "+r.By
+		return
+	}
+	if !r.Pattern && !r.Recursive {
+		s.judgePath(&pt, ReadTool, r.Path, KindRead)
+		return
+	}
+	subject := r.Path
+	if r.Recursive && !r.Pattern {
+		subject = strings.TrimSuffix(r.Path, "/") + "/**"
+	}
+	pt.v.Subject = subject
+	if why := s.p.secretPattern(r.Path, r.Recursive); why != "" {
+		pt.ref = RuleRef{Layer: LayerBuiltin, Action: Deny}
+		pt.v.Decision, pt.v.Reason = Deny, why
+		return
+	}
+	if files, ok := listMatches(r.Path, r.Recursive, r.SkipHidden); ok {
+		s.judgeMatches(&pt, r, files)
+		return
+	}
+	ref, why := s.judgePattern(ReadTool, r.Path, r.Recursive)
+	pt.ref = ref
+	pt.v.Decision, pt.v.Reason = ref.Action, why
+	if ref.Action == Ask {
+		pt.uncertain = true
+	}
+}
+
+// hasRules reports whether any static or agent rule applies to tool.
+func (s *evalState) hasRules(tool string) bool {
+	if len(s.p.staticFor(tool)) > 0 {
+		return true
+	}
+	for _, r := range s.agentRules {
+		if r.tool.match(tool) {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeMatches judges a pattern or recursive read by the files it names
+// on disk now: the strictest of their judgements.
+func (s *evalState) judgeMatches(pt *part, r *shell.Read, files []string) {
+	pt.ref = RuleRef{Layer: LayerDefault, Action: Allow}
+	pt.v.Decision = Allow
+	pt.v.Reason = fmt.Sprintf("every file it names now (%d) is allowed", len(files))
+	var firstAllow *RuleRef
+	for _, f := range files {
+		var one part
+		s.judgePath(&one, ReadTool, f, KindRead)
+		switch {
+		case one.v.Decision == Deny:
+			// A pattern that names a denied file asks: a person may see
+			// that the line does not need it.
+			pt.ref, pt.v.Decision = RuleRef{Layer: LayerShell, Action: Ask}, Ask
+			pt.v.Reason = "not understood: it would also read " + f + ", which is " + one.v.Reason
+			pt.uncertain = true
+			return
+		case one.v.Decision == Ask && pt.v.Decision == Allow:
+			pt.ref, pt.v.Decision = one.ref, Ask
+			pt.v.Reason = "it would read " + f + ": " + one.v.Reason
+			pt.uncertain = one.uncertain
+		case one.v.Decision == Allow && firstAllow == nil:
+			ref := one.ref
+			firstAllow = &ref
+		}
+	}
+	if pt.v.Decision == Allow && firstAllow != nil {
+		pt.ref = *firstAllow
+	}
+}
+
+// maxListed bounds the directory entries a pattern read may look at.
+const maxListed = 4000
+
+// listMatches returns the files on disk that a pathname pattern (or every
+// file below a directory, when recursive) names; ok is false when they
+// cannot be listed (no such directory here, too many entries).
+func listMatches(pattern string, recursive, skipHidden bool) ([]string, bool) {
+	if !filepath.IsAbs(pattern) {
+		return nil, false
+	}
+	prefix := pattern
+	if i := strings.IndexAny(pattern, "*?[\\"); i >= 0 {
+		prefix = pattern[:i]
+		if j := strings.LastIndexByte(prefix, '/'); j >= 0 {
+			prefix = prefix[:j+1]
+		}
+	}
+	prefix = filepath.Clean(prefix)
+	depth := -1
+	if !recursive {
+		depth = strings.Count(pattern, "/") - strings.Count(strings.TrimSuffix(prefix, "/"), "/")
+	}
+	toks := shellGlobToks(pattern, recursive)
+	if recursive {
+		// The directory itself is not a file; everything below it is.
+		toks = shellGlobToks(strings.TrimSuffix(pattern, "/")+"/", true)
+	}
+	info, err := os.Lstat(prefix)
+	if err != nil {
+		return nil, false
+	}
+	if !info.IsDir() {
+		if intersects(toks, literalToks(prefix)) || recursive && prefix == filepath.Clean(pattern) {
+			return []string{prefix}, true
+		}
+		return nil, true
+	}
+	var out []string
+	n := 0
+	base := strings.Count(prefix, "/")
+	err = filepath.WalkDir(prefix, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		n++
+		if n > maxListed {
+			return errTooMany
+		}
+		if skipHidden && p != prefix && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if depth >= 0 && p != prefix && strings.Count(p, "/")-base >= depth {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if intersects(toks, literalToks(p)) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+var errTooMany = errors.New("too many entries")
+
+// literalToks tokenizes a literal path.
+func literalToks(p string) []globTok {
+	out := make([]globTok, len(p))
+	for i := 0; i < len(p); i++ {
+		out[i] = globTok{c: p[i], kind: 'c'}
+	}
+	return out
+}
+
+// uncertain marks pt as an ask that only a person can answer.
+func (s *evalState) uncertain(pt *part, why string) {
+	pt.ref = RuleRef{Layer: LayerShell, Action: Ask}
+	pt.v.Decision, pt.v.Reason = Ask, why
+	pt.uncertain = true
+}
+
+// judgePattern judges a read of every file a pathname pattern may name
+// (below it too, when recursive): allowed only when every rule that could
+// match one of them allows, and a catch-all allow covers the rest.
+func (s *evalState) judgePattern(tool, pattern string, recursive bool) (RuleRef, string) {
+	toks := shellGlobToks(pattern, recursive)
+	base := toks
+	if i := strings.LastIndexByte(pattern, '/'); i >= 0 && !recursive {
+		base = shellGlobToks(pattern[i+1:], false)
+	}
+	var rules []*rule
+	if s.agentRules != nil {
+		for _, r := range s.agentRules {
+			if r.tool.match(tool) {
+				rules = append(rules, r)
+			}
+		}
+	}
+	rules = append(rules, s.p.staticFor(tool)...)
+	covered := false
+	var allow *RuleRef
+	for i := len(rules) - 1; i >= 0; i-- {
+		r := rules[i]
+		if !s.mayMatch(r, toks, base, recursive) {
+			continue
+		}
+		switch r.ref.Action {
+		case Deny:
+			return RuleRef{Layer: LayerShell, Action: Ask},
+				"not understood: `" + pattern + "` may name files that " + RefString(r.ref) + " denies"
+		case Ask:
+			return r.ref, "ask by " + RefString(r.ref) + " (for some of the files `" + pattern + "` may name)"
+		}
+		if allow == nil {
+			ref := r.ref
+			allow = &ref
+		}
+		if universal(r.pattern.src) {
+			covered = true
+			break
+		}
+	}
+	if !covered || allow == nil {
+		return RuleRef{Layer: LayerDefault, Action: Ask}, "no rule covers every file `" + pattern + "` may name"
+	}
+	return *allow, "allowed by " + RefString(*allow) + " (every file `" + pattern + "` may name)"
+}
+
+// universal reports a pattern that matches every path.
+func universal(p string) bool {
+	return strings.Trim(p, "*") == ""
+}
+
+// mayMatch reports whether rule r could match a path that toks names.
+func (s *evalState) mayMatch(r *rule, toks, base []globTok, recursive bool) bool {
+	src := r.pattern.src
+	if r.pattern.dotSlash {
+		if s.cwd == "" {
+			return true
+		}
+		src = glob0(s.cwd) + src[1:]
+	}
+	alts, ok := ruleGlobToks(src)
+	if !ok {
+		return true
+	}
+	for _, alt := range alts {
+		if intersects(toks, alt) {
+			return true
+		}
+		if r.pattern.noSlash {
+			if recursive {
+				// Any name below: the rule's pattern as a last path element.
+				return true
+			}
+			if intersects(base, alt) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// glob0 quotes a literal path for a rule pattern.
+func glob0(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if strings.IndexByte(`*?[]{}\`, p[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
+}
+
+// judgeNetwork judges a /dev/tcp or /dev/udp redirection: bash opens a
+// socket. To the daemon (any loopback address) it is denied; elsewhere it
+// asks, and only a person can answer.
+func (s *evalState) judgeNetwork(target string) {
+	pt := part{v: Verdict{Kind: "network", Subject: "/dev/" + strings.ReplaceAll(target, shell.Dyn, "…")}}
+	host := ""
+	if parts := strings.SplitN(target, "/", 3); len(parts) >= 2 {
+		host = parts[1]
+	}
+	if target == shell.Dyn || strings.Contains(host, shell.Dyn) || loopbackHost(host) {
+		pt.ref = RuleRef{Layer: LayerBuiltin, Action: Deny}
+		pt.v.Decision = Deny
+		pt.v.Reason = "a shell connection to this machine (" + pt.v.Subject + ") could reach approvalbot's own API"
+		if target == shell.Dyn || strings.Contains(host, shell.Dyn) {
+			pt.v.Decision, pt.ref.Action = Ask, Ask
+			pt.ref.Layer = LayerShell
+			pt.v.Reason = "not understood: a redirection to a path only known at run time may open a network connection"
+			pt.uncertain = true
+		}
+		s.parts = append(s.parts, pt)
+		return
+	}
+	s.uncertain(&pt, "not understood: a network connection from the shell ("+pt.v.Subject+")")
+	s.parts = append(s.parts, pt)
+}
+
+// loopbackHost reports a host name or address of this machine.
+func loopbackHost(h string) bool {
+	h = strings.Trim(strings.ToLower(h), "[]")
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") || h == "0" || h == "" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	if ip == nil {
+		// Other spellings bash's resolver accepts (127.1, 0x7f000001, a
+		// decimal address) are treated as this machine.
+		return strings.Trim(h, "0123456789.x") == "" || strings.HasPrefix(h, "0x")
+	}
+	return ip.IsLoopback() || ip.IsUnspecified()
+}
+
+// secretPattern reports a pattern or recursive read that may reach
+// approvalbot's secrets (the data dir) or a process environment.
+func (p *Policy) secretPattern(pattern string, recursive bool) string {
+	toks := shellGlobToks(pattern, recursive)
+	for _, sec := range p.secrets {
+		alts, _ := ruleGlobToks(glob0(sec) + "*")
+		for _, alt := range alts {
+			if intersects(toks, alt) {
+				return "reads of approvalbot's own data (" + sec + ") are denied"
+			}
+		}
+	}
+	for _, env := range []string{"/proc/*/environ", "/proc/*/task/*/environ"} {
+		alts, _ := ruleGlobToks(env)
+		if intersects(toks, alts[0]) {
+			return "reads of a process environment (" + env + ") are denied"
+		}
+	}
+	return ""
+}
+
+// secretPath reports a file approvalbot never lets a shell or tool read.
+func (p *Policy) secretPath(abs string) string {
+	for _, sec := range p.secrets {
+		if under(abs, sec) {
+			return "reads of approvalbot's own data (" + sec + ") are denied"
+		}
+	}
+	if m, _ := filepath.Match("/proc/*/environ", abs); m {
+		return "reads of a process environment are denied"
+	}
+	if m, _ := filepath.Match("/proc/*/task/*/environ", abs); m {
+		return "reads of a process environment are denied"
+	}
+	return ""
+}

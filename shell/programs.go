@@ -1,0 +1,395 @@
+package shell
+
+import (
+	"strings"
+)
+
+// progSpec is what the analyzer knows of one program's command line.
+type progSpec struct {
+	short    string          // short options without an argument
+	shortArg string          // short options with a required argument
+	shortOpt string          // short options with an optional, attached argument
+	long     map[string]byte // long option -> 0, '=' (required) or '?' (optional, after =)
+	abbrev   bool            // long options may be abbreviated to a unique prefix (getopt_long)
+	digits   bool            // -NUM is an option (grep -5, head -20)
+	// danger maps an option ("-o", "--output") to why it asks.
+	danger map[string]string
+	// readOpt lists options whose value is a file the program reads;
+	// listOpt those whose value is a file listing more files to read.
+	readOpt, listOpt map[string]bool
+	operands         operandRole
+	// recursive lists options that make directory operands read whole.
+	recursive map[string]bool
+}
+
+// operandRole says what a program does with its operands.
+type operandRole int
+
+const (
+	opNone        operandRole = iota // not files, or only metadata (ls, stat, du)
+	opRead                           // every operand is a file read
+	opReadWrite                      // [INPUT [OUTPUT]] (uniq)
+	opWrite                          // every operand is a file written (tee, touch)
+	opPatternRead                    // the first operand is a pattern unless -e/-f gave one; the rest are read (grep)
+)
+
+// inert reports a program none of whose options reads, writes or runs
+// anything: a word only known at run time cannot change what it does.
+func (p *progSpec) inert() bool {
+	return len(p.danger) == 0 && len(p.readOpt) == 0 && len(p.listOpt) == 0 && p.operands == opNone
+}
+
+// programs is built once per process from gnuTable and the hand-written
+// entries below; it is read-only after that.
+var programs = buildPrograms()
+
+func buildPrograms() map[string]*progSpec {
+	m := make(map[string]*progSpec, 64)
+	for _, line := range strings.Split(strings.TrimSpace(gnuTable), "\n") {
+		cols := strings.Split(line, "\t")
+		if len(cols) != 5 {
+			panic("shell: bad gnuTable line " + line)
+		}
+		sp := &progSpec{short: cols[1], shortArg: cols[2], shortOpt: cols[3], long: parseLongs(cols[4]), abbrev: true}
+		m[cols[0]] = sp
+	}
+	d := func(name string, danger ...string) {
+		sp := m[name]
+		sp.danger = make(map[string]string, len(danger)/2)
+		for i := 0; i+1 < len(danger); i += 2 {
+			sp.danger[danger[i]] = danger[i+1]
+		}
+	}
+	set := func(keys ...string) map[string]bool {
+		s := make(map[string]bool, len(keys))
+		for _, k := range keys {
+			s[k] = true
+		}
+		return s
+	}
+	for _, n := range []string{"cat", "head", "tail", "wc", "cut", "nl", "tac", "comm", "paste", "join", "fold", "fmt",
+		"od", "base64", "md5sum", "sha1sum", "sha256sum", "sha512sum", "cmp", "diff", "rev", "expand", "unexpand", "sort"} {
+		m[n].operands = opRead
+	}
+	m["uniq"].operands = opReadWrite
+	m["tee"].operands = opWrite
+	m["touch"].operands = opWrite
+	m["grep"].operands = opPatternRead
+	m["grep"].digits, m["head"].digits, m["tail"].digits = true, true, true
+	d("sort", "-o", "writes a file (sort -o)", "--output", "writes a file (sort --output)",
+		"--compress-program", "runs a program (sort --compress-program)")
+	m["sort"].readOpt = set("--random-source")
+	m["sort"].listOpt = set("--files0-from")
+	m["wc"].listOpt = set("--files0-from")
+	m["du"].listOpt = set("--files0-from")
+	m["du"].readOpt = set("-X", "--exclude-from")
+	for _, n := range []string{"md5sum", "sha1sum", "sha256sum", "sha512sum"} {
+		m[n].listOpt = set("-c", "--check")
+	}
+	d("date", "-s", "sets the system clock (date -s)", "--set", "sets the system clock (date --set)")
+	m["date"].readOpt = set("-f", "--file")
+	m["diff"].readOpt = set("--from-file", "--to-file", "-X", "--exclude-from")
+	m["diff"].recursive = set("-r", "--recursive")
+	m["grep"].readOpt = set("-f", "--file", "--exclude-from")
+	m["grep"].recursive = set("-r", "-R", "--recursive", "--dereference-recursive")
+	d("sed", "-i", "edits files in place (sed -i)", "--in-place", "edits files in place (sed --in-place)",
+		"-f", "runs a sed script from a file", "--file", "runs a sed script from a file")
+	d("file", "-C", "writes a compiled magic file (file -C)", "--compile", "writes a compiled magic file (file --compile)")
+	m["file"].readOpt = set("-m", "--magic-file")
+	m["file"].listOpt = set("-f", "--files-from")
+
+	m["jq"] = &progSpec{short: "ncesrRjaCMSehVb0", shortArg: "fL", long: parseLongs(
+		"tab indent= seq stream stream-errors raw-input null-input raw-output raw-output0 join-output ascii-output " +
+			"sort-keys color-output monochrome-output exit-status from-file= compact-output slurp unbuffered binary " +
+			"version help build-configuration arg= argjson= slurpfile= rawfile= args jsonargs seq"),
+		readOpt: set("-f", "--from-file")}
+	m["rg"] = &progSpec{short: "abcFhHiIlLnNopPqsSuUvVwxz0.", shortArg: "ABCeEfgjmMrtT", long: parseLongs(
+		"after-context= before-context= context= binary block-buffered byte-offset case-sensitive color= colors= column " +
+			"context-separator= count count-matches crlf debug dfa-size-limit= encoding= engine= field-context-separator= " +
+			"field-match-separator= file= files files-with-matches files-without-match fixed-strings follow glob= " +
+			"glob-case-insensitive heading help hidden iglob= ignore-case ignore-file= ignore-file-case-insensitive " +
+			"include-zero invert-match json line-buffered line-number line-regexp max-columns= max-columns-preview " +
+			"max-count= max-depth= max-filesize= mmap multiline multiline-dotall no-config no-filename no-heading " +
+			"no-ignore no-ignore-dot no-ignore-exclude no-ignore-files no-ignore-global no-ignore-messages " +
+			"no-ignore-parent no-ignore-vcs no-line-number no-messages no-mmap no-pcre2-unicode no-require-git " +
+			"no-unicode null null-data one-file-system only-matching passthru path-separator= pcre2 pcre2-version " +
+			"pre= pre-glob= pretty quiet regex-size-limit= regexp= replace= search-zip smart-case sort= sortr= stats " +
+			"stop-on-nonmatch text threads= trim type= type-add= type-clear= type-list type-not= unrestricted version " +
+			"vimgrep with-filename word-regexp no-hidden no-follow no-search-zip no-text no-trim no-pre " +
+			"no-line-buffered no-block-buffered no-byte-offset no-column no-context-separator no-crlf no-fixed-strings " +
+			"no-glob-case-insensitive no-ignore-file-case-insensitive no-include-zero no-invert-match no-multiline " +
+			"no-multiline-dotall no-one-file-system no-pcre2 no-sort-files sort-files no-stats max-depth= " +
+			"hyperlink-format= generate= no-max-columns-preview line-number"),
+		danger: map[string]string{"--pre": "runs a preprocessor (rg --pre)", "-z": "runs decompressors (rg -z)",
+			"--search-zip": "runs decompressors (rg --search-zip)", "--hostname-bin": "runs a program (rg --hostname-bin)"},
+		readOpt:   set("-f", "--file", "--ignore-file"),
+		operands:  opPatternRead,
+		recursive: set("*"),
+	}
+	m["rg"].long["hostname-bin"] = '='
+	m["tree"] = &progSpec{short: "adfilpsugDFqNQrtcUvCASnxhRJX", shortArg: "LPIHTo", long: parseLongs(
+		"noreport charset= filelimit= timefmt= dirsfirst filesfirst du si prune matchdirs ignore-case sort= gitignore " +
+			"gitfile= info infofile= metafirst inodes device nolinks hintro= houtro= version help fromfile fromtabfile"),
+		danger: map[string]string{"-o": "writes a file (tree -o)", "-R": "writes files (tree -R)",
+			"--fromfile": "reads a listing from a file", "--fromtabfile": "reads a listing from a file"},
+		readOpt: set("--gitfile", "--infofile"),
+	}
+	return m
+}
+
+// parseLongs parses "name name= name?" into a long option table.
+func parseLongs(s string) map[string]byte {
+	fs := strings.Fields(s)
+	m := make(map[string]byte, len(fs))
+	for _, f := range fs {
+		switch {
+		case strings.HasSuffix(f, "="):
+			m[f[:len(f)-1]] = '='
+		case strings.HasSuffix(f, "?"):
+			m[f[:len(f)-1]] = '?'
+		default:
+			m[f] = 0
+		}
+	}
+	return m
+}
+
+// parsedOpt is one option found on a command line.
+type parsedOpt struct {
+	name string // "-o" or "--output" (the full name, after abbreviation)
+	val  field
+	has  bool
+}
+
+// parseArgs splits a program's arguments into options and operands the way
+// its parser does (getopt_long with permutation for GNU programs). It
+// returns why the line is not understood: an unknown or ambiguous option,
+// or a word only known at run time where an option may be.
+func (p *progSpec) parseArgs(prog string, args []field) (opts []parsedOpt, operands []field, why string) {
+	i := 0
+	for ; i < len(args); i++ {
+		f := args[i]
+		if f.glob {
+			// A pattern whose names could start with "-" would be options.
+			if len(p.danger) > 0 && !safeGlobStart(f.pat) {
+				return nil, nil, "an unquoted pattern in the arguments of " + prog + " (a file name could be an option)"
+			}
+			operands = append(operands, f)
+			continue
+		}
+		if f.procsub {
+			operands = append(operands, f)
+			continue
+		}
+		if f.dyn {
+			if !p.inert() {
+				return nil, nil, "a word only known at run time in the arguments of " + prog + " (it could be an option)"
+			}
+			operands = append(operands, f)
+			continue
+		}
+		s := f.s
+		switch {
+		case s == "--":
+			return opts, append(operands, args[i+1:]...), ""
+		case len(s) < 2 || s[0] != '-':
+			operands = append(operands, f)
+		case s[1] == '-':
+			name, val, hasVal := strings.Cut(s[2:], "=")
+			full, kind, w := p.lookupLong(name)
+			if w != "" {
+				return nil, nil, w + " of " + prog
+			}
+			o := parsedOpt{name: "--" + full}
+			switch {
+			case hasVal && kind == 0:
+				return nil, nil, "option --" + full + " of " + prog + " takes no value"
+			case hasVal:
+				o.val, o.has = field{s: val}, true
+			case kind == '=':
+				if i+1 >= len(args) {
+					return nil, nil, "option --" + full + " of " + prog + " without its value"
+				}
+				i++
+				o.val, o.has = args[i], true
+			}
+			opts = append(opts, o)
+		default:
+			if p.digits && isDigits(s[1:]) {
+				opts = append(opts, parsedOpt{name: "-" + s[1:]})
+				continue
+			}
+			for j := 1; j < len(s); j++ {
+				c := s[j]
+				switch {
+				case strings.IndexByte(p.short, c) >= 0:
+					opts = append(opts, parsedOpt{name: "-" + string(c)})
+				case strings.IndexByte(p.shortOpt, c) >= 0:
+					o := parsedOpt{name: "-" + string(c)}
+					if j+1 < len(s) {
+						o.val, o.has = field{s: s[j+1:]}, true
+					}
+					opts = append(opts, o)
+					j = len(s)
+				case strings.IndexByte(p.shortArg, c) >= 0:
+					o := parsedOpt{name: "-" + string(c), has: true}
+					if j+1 < len(s) {
+						o.val = field{s: s[j+1:]}
+					} else if i+1 < len(args) {
+						i++
+						o.val = args[i]
+					} else {
+						return nil, nil, "option -" + string(c) + " of " + prog + " without its value"
+					}
+					opts = append(opts, o)
+					j = len(s)
+				case p.digits && c >= '0' && c <= '9':
+				default:
+					return nil, nil, "option -" + string(c) + " of " + prog
+				}
+			}
+		}
+	}
+	return opts, operands, ""
+}
+
+// safeGlobStart reports a pattern whose matches all start with a literal
+// character other than "-".
+func safeGlobStart(pat string) bool {
+	return pat != "" && strings.IndexByte("*?[-\\", pat[0]) < 0
+}
+
+// lookupLong resolves a long option name, abbreviations included.
+func (p *progSpec) lookupLong(name string) (string, byte, string) {
+	if k, ok := p.long[name]; ok {
+		return name, k, ""
+	}
+	if !p.abbrev || name == "" {
+		return "", 0, "option --" + name
+	}
+	found := ""
+	for l := range p.long {
+		if strings.HasPrefix(l, name) {
+			if found != "" {
+				return "", 0, "ambiguous option --" + name
+			}
+			found = l
+		}
+	}
+	if found == "" {
+		return "", 0, "option --" + name
+	}
+	return found, p.long[found], ""
+}
+
+// program judges a program from the table: its options, the files it reads
+// and writes. It returns why the command is not understood and the hazard
+// it carries.
+func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, known bool) {
+	switch name {
+	case "git":
+		d, h := a.git(fs)
+		return d, h, true
+	case "find":
+		d, h := a.find(fs)
+		return d, h, true
+	case "sed":
+		d, h := a.sed(fs)
+		return d, h, true
+	case "awk", "gawk", "mawk", "nawk":
+		d, h := a.awk(name, fs)
+		return d, h, true
+	case "jq":
+		d, h := a.jq(fs)
+		return d, h, true
+	}
+	p, ok := programs[name]
+	if !ok {
+		return "", "", false
+	}
+	opts, operands, why := p.parseArgs(name, fs[1:])
+	if why != "" {
+		return "not understood: " + why, "", true
+	}
+	recursive := false
+	for _, o := range opts {
+		if h := p.danger[o.name]; h != "" && hazard == "" {
+			hazard = h
+		}
+		if p.readOpt[o.name] {
+			a.addRead(o.val, name+" "+o.name, false)
+		}
+		if p.listOpt[o.name] {
+			return "not understood: " + name + " " + o.name + " reads the files named in another file", hazard, true
+		}
+		if p.recursive[o.name] {
+			recursive = true
+		}
+	}
+	hidden := true
+	if p.recursive["*"] {
+		recursive = true
+		hidden = false // rg leaves out hidden files unless told
+		for _, o := range opts {
+			if o.name == "-." || o.name == "--hidden" || o.name == "-u" || o.name == "--unrestricted" {
+				hidden = true
+			}
+		}
+	}
+	mark := len(a.an.Reads)
+	defer func() {
+		for i := mark; i < len(a.an.Reads); i++ {
+			if a.an.Reads[i].Recursive && !hidden {
+				a.an.Reads[i].SkipHidden = true
+			}
+		}
+	}()
+	switch p.operands {
+	case opRead:
+		for _, f := range operands {
+			a.addRead(f, name, recursive)
+		}
+	case opReadWrite:
+		for i, f := range operands {
+			if i == 1 {
+				a.writeTarget(name, f)
+				continue
+			}
+			a.addRead(f, name, false)
+		}
+	case opWrite:
+		for _, f := range operands {
+			a.writeTarget(name, f)
+		}
+	case opPatternRead:
+		given := false
+		for _, o := range opts {
+			switch o.name {
+			case "-e", "--regexp", "-f", "--file":
+				given = true
+			}
+		}
+		if !given && len(operands) > 0 {
+			operands = operands[1:]
+		}
+		if len(operands) == 0 && recursive {
+			operands = []field{{s: "."}}
+		}
+		for _, f := range operands {
+			a.addRead(f, name, recursive)
+		}
+	}
+	return "", hazard, true
+}
+
+// inertCommands run nothing, write nothing and read no file whatever their
+// arguments: a word only known at run time cannot change that.
+func inertCommand(name string) bool {
+	switch name {
+	case "echo", "true", "false", ":", "pwd", "sleep", "exit", "return", "shift", "break", "continue", "wait",
+		"basename", "dirname", "seq", "expr", "type", "which", "uname", "whoami", "id", "nproc", "tty", "yes",
+		"ls", "stat", "df", "realpath", "readlink", "printenv", "dirs", "jobs", "times":
+		return true
+	}
+	return false
+}
