@@ -119,7 +119,12 @@ func (b *Bot) sendMessage(ctx context.Context, chat int64, msg tgbotapi.MessageC
 		msg.Text, msg.ParseMode = plain, ""
 		err = b.out.Send(ctx, dest(chat), job)
 	}
-	return sent, err
+	if err != nil {
+		// Send may return on ctx while the job still runs: sent is only
+		// safe to read once the job's result has come back.
+		return tgbotapi.Message{}, err
+	}
+	return sent, nil
 }
 
 // edit replaces a message's text and keyboard (nil keyboard: none), through
