@@ -212,6 +212,12 @@ func TestSubmitRefusalsRealGate(t *testing.T) {
 	if conflicts != 2 {
 		t.Errorf("%d conflicts audited, want 2", conflicts)
 	}
+	// The approval carries the input as the gate judged it, for clients to
+	// render: an argv re-quoted, not joined.
+	r := e.call(t, "POST", "/v1/calls", "", `{"agent":"claude","tool":"shell","input":{"command":["touch","a; rm -rf ~"]}}`)
+	if j, _ := r.body["judged"].(map[string]any); j["command"] != "touch 'a; rm -rf ~'" || j["kind"] != "shell" {
+		t.Errorf("judged = %v (%s)", r.body["judged"], r.raw)
+	}
 	// The same call under its key still gets its own decision.
 	if r := e.call(t, "POST", "/v1/calls", "", `{"agent":"claude","session_id":"s1","tool":"AskTool","input":{"cmd":"terraform apply"},"idempotency_key":"call-0001"}`); r.body["status"] != "approved" {
 		t.Errorf("re-post of the first call: %s", r.raw)

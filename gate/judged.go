@@ -14,7 +14,9 @@ type Judged struct {
 	Command string `json:"command,omitempty"`
 	// Workdir is a shell tool's `workdir` field as given.
 	Workdir string `json:"workdir,omitempty"`
-	// Paths are a path tool's paths as given; every one of them was judged.
+	// Paths are a path tool's paths as the rules matched them: every path
+	// field of the input (and every file of a patch), made absolute against
+	// the cwd with `~` expanded; a path that cannot be resolved stays as given.
 	Paths []string `json:"paths,omitempty"`
 	// Edits are the replacements of an edit (Edit, MultiEdit), shown as a diff.
 	Edits []Edit `json:"edits,omitempty"`
@@ -32,10 +34,11 @@ type Edit struct {
 }
 
 // judgeInput returns what the gate judges of call c, whose tool has kind k
-// and whose input scanInput decoded as in. It reads the input with the
-// same functions the evaluation uses (shellCommand, inputPaths), so the
-// command and paths are the ones the rules were matched against.
-func judgeInput(k ToolKind, c Call, in toolInput) *Judged {
+// and whose input scanInput decoded as in, with home for `~`. It reads the
+// input with the same functions the evaluation uses (shellCommand,
+// inputPaths, resolvePath), so the command and paths are the ones the
+// rules were matched against.
+func judgeInput(k ToolKind, c Call, in toolInput, home string) *Judged {
 	j := &Judged{Kind: k}
 	switch k {
 	case KindShell:
@@ -49,6 +52,11 @@ func judgeInput(k ToolKind, c Call, in toolInput) *Judged {
 		j.Paths, _ = inputPaths(in)
 		if len(j.Paths) == 0 && searchTools[c.Tool] && c.Cwd != "" {
 			j.Paths = []string{c.Cwd} // Glob/Grep/LS without a path search the cwd
+		}
+		for i, p := range j.Paths {
+			if ps, ok := resolvePath(p, c.Cwd, home); ok {
+				j.Paths[i] = ps.abs
+			}
 		}
 		if k == KindWrite {
 			j.addWrite(in)

@@ -37,12 +37,13 @@ func normalize(c Call, k ToolKind) (Call, toolInput, error) {
 	return c, in, nil
 }
 
-// kind returns the kind of tool under the rules in force.
-func (g *Gate) kind(tool string) ToolKind {
+// kind returns the kind of tool under the rules in force, and the home
+// directory the rules expand `~` with.
+func (g *Gate) kind(tool string) (ToolKind, string) {
 	if p := g.policy.Load(); p != nil {
-		return p.Kind(tool)
+		return p.Kind(tool), p.home
 	}
-	return KindName
+	return KindName, ""
 }
 
 func denialKey(agent, tool, digest string) string {
@@ -51,7 +52,8 @@ func denialKey(agent, tool, digest string) string {
 
 // Evaluate answers a call from the rules without recording anything.
 func (g *Gate) Evaluate(ctx context.Context, c Call) (Evaluation, error) {
-	c, _, err := normalize(c, g.kind(c.Tool))
+	kind, _ := g.kind(c.Tool)
+	c, _, err := normalize(c, kind)
 	if err != nil {
 		return Evaluation{}, err
 	}
@@ -86,7 +88,7 @@ func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) {
 		return nil, ErrClosed
 	}
 	arrived := g.now()
-	kind := g.kind(c.Tool)
+	kind, home := g.kind(c.Tool)
 	c, in, err := normalize(c, kind)
 	if err != nil {
 		return nil, err
@@ -98,7 +100,7 @@ func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) {
 	c.IdempotencyKey = idempotencyKey(c, digest)
 	a := &Approval{
 		Agent: c.Agent, SessionID: c.SessionID, Tool: c.Tool, Input: c.Input, Cwd: c.Cwd,
-		IdempotencyKey: c.IdempotencyKey, Digest: digest, Judged: judgeInput(kind, c, in), CreatedAt: arrived,
+		IdempotencyKey: c.IdempotencyKey, Digest: digest, Judged: judgeInput(kind, c, in, home), CreatedAt: arrived,
 	}
 	// A re-post finds its approval without evaluating again; CreateApproval
 	// checks once more, atomically, for submits racing this one.

@@ -66,9 +66,6 @@ type Content struct {
 	Deadline time.Time
 }
 
-// Shell tool names recognised when the evaluation does not say the kind.
-var shellTools = map[string]bool{"Bash": true, "shell": true, "shell_exec": true, "run_shell_command": true, "exec_command": true}
-
 // Build returns the content of a's prompt at now (now only phrases the
 // deadline as a duration).
 func Build(a *gate.Approval, now time.Time) Content {
@@ -86,10 +83,13 @@ func Build(a *gate.Approval, now time.Time) Content {
 	add("Cwd", a.Cwd)
 	add("Tool", a.Tool)
 
-	input := decodeInput(a.Input)
-	c.Body, c.BodyKind = body(a, input)
-	if p := pathOf(input); p != "" {
-		add("Path", p)
+	// Everything about the input comes from what the gate judged, never
+	// from a reading of the raw input here.
+	j := a.Judged
+	c.Body, c.BodyKind = body(a)
+	if j != nil {
+		add("Workdir", j.Workdir)
+		add("Path", strings.Join(j.Paths, ", "))
 	}
 	add("Asked by", RuleText(a.Evaluation))
 	if !a.Deadline.IsZero() {
@@ -105,7 +105,7 @@ func Build(a *gate.Approval, now time.Time) Content {
 			c.Warnings = append(c.Warnings, VisibleLine("outside project: "+strings.Join(paths, ", ")))
 		}
 	}
-	if HasInvisible(rawBody(a, input)) {
+	if HasInvisible(rawBody(a)) {
 		c.Warnings = append(c.Warnings, "invisible or control characters in the input (shown as ⟨U+…⟩)")
 	}
 	if len(a.Evaluation.AlwaysRules) > 0 {
@@ -242,109 +242,39 @@ func nonEmpty(s, def string) string {
 	return s
 }
 
-// decodeInput returns the input as a JSON object, or nil.
-func decodeInput(raw []byte) map[string]any {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil
-	}
-	return m
-}
-
-func str(m map[string]any, key string) (string, bool) {
-	s, ok := m[key].(string)
-	return s, ok
-}
-
-func pathOf(m map[string]any) string {
-	for _, k := range []string{"file_path", "notebook_path", "path"} {
-		if s, ok := str(m, k); ok {
-			return s
-		}
-	}
-	return ""
-}
-
-// shellCommand returns the command line of a shell tool's input.
-func shellCommand(m map[string]any) (string, bool) {
-	if s, ok := str(m, "command"); ok {
-		return s, true
-	}
-	if s, ok := str(m, "cmd"); ok {
-		return s, true
-	}
-	// Codex passes argv as an array.
-	for _, k := range []string{"command", "cmd"} {
-		if arr, ok := m[k].([]any); ok {
-			parts := make([]string, 0, len(arr))
-			for _, v := range arr {
-				s, ok := v.(string)
-				if !ok {
-					return "", false
-				}
-				parts = append(parts, s)
-			}
-			return strings.Join(parts, " "), true
-		}
-	}
-	return "", false
-}
-
 // rawBody is the body before Visible, to detect hidden characters.
-func rawBody(a *gate.Approval, m map[string]any) string {
-	if a.Evaluation.Kind == gate.KindShell || shellTools[a.Tool] {
-		if s, ok := shellCommand(m); ok {
-			return s
-		}
+func rawBody(a *gate.Approval) string {
+	if j := a.Judged; j != nil && j.Kind == gate.KindShell && j.Command != "" {
+		return j.Command
 	}
 	return string(a.Input)
 }
 
-// body returns the prompt body for a's input.
-func body(a *gate.Approval, m map[string]any) (string, BodyKind) {
-	if m != nil && (a.Evaluation.Kind == gate.KindShell || shellTools[a.Tool]) {
-		if s, ok := shellCommand(m); ok {
-			return Visible(s), BodyCommand
+// body returns the prompt body: from a.Judged, the input as the gate
+// decoded and judged it (the command line the shell analysis read, the
+// edit it judged the path of), else the raw input, whole.
+func body(a *gate.Approval) (string, BodyKind) {
+	if j := a.Judged; j != nil {
+		path := ""
+		if len(j.Paths) > 0 {
+			path = j.Paths[0]
 		}
-	}
-	if m != nil {
-		switch a.Tool {
-		case "Edit", "edit_file":
-			oldS, ok1 := str(m, "old_string")
-			newS, ok2 := str(m, "new_string")
-			if ok1 && ok2 {
-				return Visible(Diff(pathOf(m), oldS, newS)), BodyDiff
-			}
-		case "MultiEdit":
-			if edits, ok := m["edits"].([]any); ok {
-				var b strings.Builder
-				for i, e := range edits {
-					em, _ := e.(map[string]any)
-					oldS, ok1 := str(em, "old_string")
-					newS, ok2 := str(em, "new_string")
-					if !ok1 || !ok2 {
-						return Visible(prettyJSON(a.Input)), BodyJSON
-					}
-					if i > 0 {
-						b.WriteString("\n")
-					}
-					b.WriteString(Diff(pathOf(m), oldS, newS))
+		switch {
+		case j.Kind == gate.KindShell && j.Command != "":
+			return Visible(j.Command), BodyCommand
+		case len(j.Edits) > 0 && len(j.Paths) == 1:
+			var b strings.Builder
+			for i, e := range j.Edits {
+				if i > 0 {
+					b.WriteString("\n")
 				}
-				return Visible(b.String()), BodyDiff
+				b.WriteString(Diff(path, e.Old, e.New))
 			}
-		case "Write", "write_file":
-			if s, ok := str(m, "content"); ok {
-				return Visible(s), BodyContent
-			}
-		case "NotebookEdit":
-			if s, ok := str(m, "new_source"); ok {
-				return Visible(s), BodyContent
-			}
+			return Visible(b.String()), BodyDiff
+		case j.Content != nil && len(j.Paths) == 1:
+			return Visible(*j.Content), BodyContent
+		case j.Patch != "":
+			return Visible(j.Patch), BodyDiff
 		}
 	}
 	if len(bytes.TrimSpace(a.Input)) == 0 {

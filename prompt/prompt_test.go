@@ -128,6 +128,7 @@ func TestBuild(t *testing.T) {
 			name: "shell",
 			a: gate.Approval{ID: "a1", Agent: "claude", SessionID: "s1", Cwd: "/p", Tool: "Bash",
 				Input:    []byte(`{"command":"git push origin main","description":"push"}`),
+				Judged:   &gate.Judged{Kind: gate.KindShell, Command: "git push origin main"},
 				Deadline: now.Add(10 * time.Minute),
 				Evaluation: gate.Evaluation{Decision: gate.Ask, Kind: gate.KindShell, Reason: "no rule matched",
 					Rule:        &gate.RuleRef{Layer: "static", File: "rules.jsonc", Line: 4, Tool: "Bash", Pattern: "*", Action: gate.Ask},
@@ -141,6 +142,7 @@ func TestBuild(t *testing.T) {
 		{
 			name: "shell outside project with bidi",
 			a: gate.Approval{Tool: "Bash", Input: []byte(`{"command":"cat /etc/\u202Epasswd"}`),
+				Judged: &gate.Judged{Kind: gate.KindShell, Command: "cat /etc/\u202Epasswd"},
 				Evaluation: gate.Evaluation{Kind: gate.KindShell, OutsideProject: true, OutsidePaths: []string{"/etc/\u202Epasswd"},
 					Always: []string{"cat *"}}},
 			wantKind: BodyCommand, wantBody: "cat /etc/⟨U+202E⟩passwd",
@@ -150,24 +152,45 @@ func TestBuild(t *testing.T) {
 		{
 			name: "edit diff",
 			a: gate.Approval{Tool: "Edit", Input: []byte(`{"file_path":"/p/a.go","old_string":"a\nb\nc","new_string":"a\nB\nc"}`),
+				Judged:     &gate.Judged{Kind: gate.KindWrite, Paths: []string{"/p/a.go"}, Edits: []gate.Edit{{Old: "a\nb\nc", New: "a\nB\nc"}}},
 				Evaluation: gate.Evaluation{AlwaysRules: []gate.AlwaysPattern{{Tool: "Edit", Pattern: "/p/*"}}}},
 			wantKind: BodyDiff, wantBody: "--- /p/a.go\n+++ /p/a.go\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c",
 			wantFields: map[string]string{"Path": "/p/a.go"},
 			wantAlways: []string{"/p/*"},
 		},
 		{
-			name:     "write content",
-			a:        gate.Approval{Tool: "Write", Input: []byte(`{"file_path":"x.txt","content":"hello\nworld"}`)},
-			wantKind: BodyContent, wantBody: "hello\nworld",
+			name: "write content",
+			a: gate.Approval{Tool: "Write", Input: []byte(`{"file_path":"x.txt","content":"hello\nworld"}`),
+				Judged: &gate.Judged{Kind: gate.KindWrite, Paths: []string{"x.txt"}, Content: ptr("hello\nworld")}},
+			wantKind: BodyContent, wantBody: "hello\nworld", wantFields: map[string]string{"Path": "x.txt"},
+		},
+		{
+			name: "every judged path is shown",
+			a: gate.Approval{Tool: "NotebookEdit", Input: []byte(`{"notebook_path":"a.ipynb","file_path":"~/.claude/settings.json","new_source":"x"}`),
+				Judged: &gate.Judged{Kind: gate.KindWrite, Paths: []string{"~/.claude/settings.json", "a.ipynb"}, Content: ptr("x")}},
+			wantKind:   BodyJSON,
+			wantBody:   "{\n  \"notebook_path\": \"a.ipynb\",\n  \"file_path\": \"~/.claude/settings.json\",\n  \"new_source\": \"x\"\n}",
+			wantFields: map[string]string{"Path": "~/.claude/settings.json, a.ipynb"},
+		},
+		{
+			name: "argv shown as judged, re-quoted",
+			a: gate.Approval{Tool: "shell", Input: []byte(`{"command":["touch","a; rm -rf ~"]}`),
+				Judged: &gate.Judged{Kind: gate.KindShell, Command: "touch 'a; rm -rf ~'"}},
+			wantKind: BodyCommand, wantBody: "touch 'a; rm -rf ~'",
+		},
+		{
+			name:     "nothing judged: the raw input, never a reading of it",
+			a:        gate.Approval{Tool: "Bash", Input: []byte(`{"command":"ls"}`)},
+			wantKind: BodyJSON, wantBody: "{\n  \"command\": \"ls\"\n}",
 		},
 		{
 			name:     "other tool json",
-			a:        gate.Approval{Tool: "mcp__github__create_issue", Input: []byte(`{"title":"x","body":"<b>"}`)},
+			a:        gate.Approval{Tool: "mcp__github__create_issue", Input: []byte(`{"title":"x","body":"<b>"}`), Judged: &gate.Judged{Kind: gate.KindName}},
 			wantKind: BodyJSON, wantBody: "{\n  \"title\": \"x\",\n  \"body\": \"<b>\"\n}",
 		},
 		{
 			name:       "always with another tool",
-			a:          gate.Approval{Tool: "Bash", Input: []byte(`{"command":"echo > f"}`), Evaluation: gate.Evaluation{Kind: gate.KindShell, AlwaysRules: []gate.AlwaysPattern{{Tool: "Bash", Pattern: "echo *"}, {Tool: "Write", Pattern: "/p/f"}}}},
+			a:          gate.Approval{Tool: "Bash", Input: []byte(`{"command":"echo > f"}`), Judged: &gate.Judged{Kind: gate.KindShell, Command: "echo > f"}, Evaluation: gate.Evaluation{Kind: gate.KindShell, AlwaysRules: []gate.AlwaysPattern{{Tool: "Bash", Pattern: "echo *"}, {Tool: "Write", Pattern: "/p/f"}}}},
 			wantKind:   BodyCommand,
 			wantBody:   "echo > f",
 			wantAlways: []string{"echo *", "Write: /p/f"},
@@ -246,3 +269,5 @@ func TestDiff(t *testing.T) {
 		})
 	}
 }
+
+func ptr(s string) *string { return &s }

@@ -20,6 +20,7 @@ func bashApproval(id, cmd string, created time.Time) *gate.Approval {
 	return &gate.Approval{
 		ID: id, Status: gate.StatusPending,
 		Agent: "claude", SessionID: "sess-42", Tool: "Bash", Input: input, Cwd: "/home/dev/proj",
+		Judged: &gate.Judged{Kind: gate.KindShell, Command: cmd},
 		Evaluation: gate.Evaluation{
 			Decision: gate.Ask, Kind: gate.KindShell, Reason: "no rule matched",
 			Rule:        &gate.RuleRef{Layer: gate.LayerStatic, File: "rules.jsonc", Line: 4, Tool: "Bash", Pattern: "*", Action: gate.Ask},
@@ -31,14 +32,12 @@ func bashApproval(id, cmd string, created time.Time) *gate.Approval {
 }
 
 func editApproval(id string, created time.Time) *gate.Approval {
-	input, _ := json.Marshal(map[string]string{
-		"file_path":  "/home/dev/proj/main.go",
-		"old_string": "func main() {\n\tfmt.Println(\"hi\")\n}",
-		"new_string": "func main() {\n\tfmt.Println(\"hello, world\")\n\tos.Exit(0)\n}",
-	})
+	edit := gate.Edit{Old: "func main() {\n\tfmt.Println(\"hi\")\n}", New: "func main() {\n\tfmt.Println(\"hello, world\")\n\tos.Exit(0)\n}"}
+	input, _ := json.Marshal(map[string]string{"file_path": "/home/dev/proj/main.go", "old_string": edit.Old, "new_string": edit.New})
 	return &gate.Approval{
 		ID: id, Status: gate.StatusPending,
 		Agent: "claude", SessionID: "sess-42", Tool: "Edit", Input: input, Cwd: "/home/dev/proj",
+		Judged: &gate.Judged{Kind: gate.KindWrite, Paths: []string{"/home/dev/proj/main.go"}, Edits: []gate.Edit{edit}},
 		Evaluation: gate.Evaluation{Decision: gate.Ask, Kind: gate.KindWrite, Reason: "no rule matched",
 			Always: []string{"/home/dev/proj/main.go"}},
 		CreatedAt: created, Deadline: created.Add(10 * time.Minute),

@@ -65,7 +65,7 @@ func TestRenderNeutralisesAgentText(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := testApproval("A1")
 			a.Agent, a.Cwd = tc.agent, tc.cwd
-			a.Input, _ = json.Marshal(map[string]string{"command": tc.command})
+			setCommand(a, tc.command)
 			a.Evaluation.Always = []string{tc.command}
 			a.Evaluation.AlwaysRules = []gate.AlwaysPattern{{Tool: "Bash", Pattern: tc.command}}
 			a.Evaluation.Reason = tc.command
@@ -137,7 +137,7 @@ func TestRenderFitsBlockKitLimits(t *testing.T) {
 	a := testApproval("A1")
 	long := strings.Repeat("<&>", 3000)
 	a.Agent, a.Cwd, a.SessionID = long, long, long
-	a.Input, _ = json.Marshal(map[string]string{"command": long})
+	setCommand(a, long)
 	a.Evaluation.Always = []string{long}
 	a.Evaluation.AlwaysRules = []gate.AlwaysPattern{{Tool: "Bash", Pattern: long}}
 	v := render(a, t0.Add(time.Minute), "")

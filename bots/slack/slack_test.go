@@ -25,9 +25,16 @@ var t0 = time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 func testApproval(id string) *gate.Approval {
 	return &gate.Approval{ID: id, Status: gate.StatusPending, Agent: "claude", SessionID: "s1", Tool: "Bash",
 		Input: []byte(`{"command":"rm -rf build"}`), Cwd: "/p", Digest: "0123456789abcdef0123456789abcdef",
+		Judged: &gate.Judged{Kind: gate.KindShell, Command: "rm -rf build"},
 		Evaluation: gate.Evaluation{Decision: gate.Ask, Kind: gate.KindShell, Reason: "rm needs a person",
 			Always: []string{"rm -rf build"}, AlwaysRules: []gate.AlwaysPattern{{Tool: "Bash", Pattern: "rm -rf build"}}},
 		CreatedAt: t0, Deadline: t0.Add(10 * time.Minute)}
+}
+
+// setCommand makes a a shell call of cmd, judged as the gate would.
+func setCommand(a *gate.Approval, cmd string) {
+	a.Input, _ = json.Marshal(map[string]string{"command": cmd})
+	a.Judged = &gate.Judged{Kind: gate.KindShell, Command: cmd}
 }
 
 type env struct {
@@ -333,7 +340,7 @@ func TestRestartRefreshesOrReposts(t *testing.T) {
 
 func TestLongBodyGoesToThread(t *testing.T) {
 	a := testApproval("A1")
-	a.Input, _ = json.Marshal(map[string]string{"command": "echo " + strings.Repeat("x&<y> ", 2000)})
+	setCommand(a, "echo "+strings.Repeat("x&<y> ", 2000))
 	e := start(t, false, a)
 	m := e.notify(a)
 	if !strings.Contains(m.Blocks, "cut: ") || !strings.Contains(m.Blocks, "full text is in this message") {

@@ -40,6 +40,7 @@ func (f *fakeGate) add(id, command string) *gate.Approval {
 	a := &gate.Approval{
 		ID: id, Status: gate.StatusPending, Agent: "claude", SessionID: "sess-1", Tool: "Bash", Cwd: "/home/ana/proj",
 		Input:  []byte(fmt.Sprintf(`{"command":%q}`, command)),
+		Judged: &gate.Judged{Kind: gate.KindShell, Command: command},
 		Digest: fmt.Sprintf("%x", sha256.Sum256([]byte(id+"\x00"+command))),
 		Evaluation: gate.Evaluation{Decision: gate.Ask, Kind: gate.KindShell, Reason: "no rule matched",
 			Rule:        &gate.RuleRef{Layer: gate.LayerStatic, Tool: "Bash", Pattern: "*", Action: gate.Ask},

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -47,15 +47,16 @@ func runPending(ctx context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-// summary is the part of a call's input a person recognises it by: the
-// command line, the path, or the input itself.
+// summary is the part of a call a person recognises it by: the command
+// line or the paths the gate judged, else the raw input itself (never a
+// reading of it here: the gate decoded it once, with exact keys).
 func summary(a *gate.Approval) string {
-	var in map[string]any
-	if json.Unmarshal(a.Input, &in) == nil {
-		for _, k := range []string{"command", "cmd", "file_path", "notebook_path", "path", "url", "query"} {
-			if s, ok := in[k].(string); ok && s != "" {
-				return s
-			}
+	if j := a.Judged; j != nil {
+		switch {
+		case j.Command != "":
+			return j.Command
+		case len(j.Paths) > 0:
+			return strings.Join(j.Paths, ", ")
 		}
 	}
 	if len(a.Input) == 0 {
