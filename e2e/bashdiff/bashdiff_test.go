@@ -32,24 +32,25 @@ const (
 const (
 	workers     = 2               // the CI machine has 2 cores
 	lineTimeout = 3 * time.Second // per line, then the line's process group is killed
-	generated   = 6000            // generated lines per run
+	generated   = 10000           // generated lines per run
 	seed        = 20240601        // fixed: every run checks the same lines
 )
 
 // jailRequest and jailResponse mirror jail/main.go's Request and Response.
 type jailRequest struct {
-	Line      string `json:"line"`
+	Line      []byte `json:"line"`
 	TimeoutMS int    `json:"timeout_ms"`
 }
 
 type jailResponse struct {
-	Trace    []byte `json:"trace"`
-	Stubs    []byte `json:"stubs"`
-	Stderr   []byte `json:"stderr"`
-	Exit     int    `json:"exit"`
-	TimedOut bool   `json:"timed_out"`
-	Canary   bool   `json:"canary"`
-	Err      string `json:"err,omitempty"`
+	Trace                  []byte `json:"trace"`
+	Stubs                  []byte `json:"stubs"`
+	Stderr                 []byte `json:"stderr"`
+	Exit                   int    `json:"exit"`
+	TimedOut               bool   `json:"timed_out"`
+	Canary                 bool   `json:"canary"`
+	Err                    string `json:"err,omitempty"`
+	ResetUS, RunUS, ReapUS int64
 }
 
 // allowEverything is the policy of the oracle: under it, ask means the
@@ -92,7 +93,8 @@ func buildJail(t *testing.T, dir string) string {
 	return bin
 }
 
-// startJail prepares dir (stubs/ with the program under every stub name)
+// startJail prepares dir (stubs/ with the program hard-linked under every
+// stub name)
 // and starts the jail in new user, mount, network and PID namespaces.
 func startJail(t *testing.T, bin, dir string) *jail {
 	t.Helper()
@@ -113,7 +115,7 @@ func startJail(t *testing.T, bin, dir string) *jail {
 		t.Fatalf("stub names: %v", err)
 	}
 	for _, n := range strings.Fields(string(names)) {
-		if err := os.Symlink("bashdiff-jail", filepath.Join(stubs, n)); err != nil {
+		if err := os.Link(self, filepath.Join(stubs, n)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -163,7 +165,7 @@ func (j *jail) read() (jailResponse, error) {
 
 // run runs one line; a jail that does not answer in time is killed.
 func (j *jail) run(line string) (jailResponse, error) {
-	if err := j.in.Encode(jailRequest{Line: line, TimeoutMS: int(lineTimeout / time.Millisecond)}); err != nil {
+	if err := j.in.Encode(jailRequest{Line: []byte(line), TimeoutMS: int(lineTimeout / time.Millisecond)}); err != nil {
 		return jailResponse{}, err
 	}
 	guard := time.AfterFunc(lineTimeout+60*time.Second, func() { _ = j.cmd.Process.Kill() })
@@ -281,12 +283,13 @@ func TestBashDiff(t *testing.T) {
 		}
 		if r.resp.TimedOut {
 			timeouts++
+			t.Logf("timed out after %s (what it ran until then is checked): %q", lineTimeout, r.in.Line)
 		}
 		an := shell.Analyze(r.in.Line, shell.Options{Cwd: projDir, Home: homeDir})
 		r.reps = reportedOf(an)
 		canaryRan := r.resp.Canary && !canaryExplained(an)
 		if os.Getenv("BASHDIFF_VERBOSE") != "" {
-			t.Logf("ran %q: exit %d\ntrace:\n%s\nstubs: %q\nstderr: %s", r.in.Line, r.resp.Exit, r.resp.Trace, r.resp.Stubs, r.resp.Stderr)
+			t.Logf("ran %q: exit %d (reset %dµs, run %dµs, leftovers %dµs)\ntrace:\n%s\nstubs: %q\nstderr: %s", r.in.Line, r.resp.Exit, r.resp.ResetUS, r.resp.RunUS, r.resp.ReapUS, r.resp.Trace, r.resp.Stubs, r.resp.Stderr)
 		}
 		stubs, ok := parseStubLog(r.resp.Stubs)
 		r.stubBroken = !ok

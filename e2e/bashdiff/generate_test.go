@@ -290,7 +290,7 @@ var smuggle = []string{
 	"echo ok > >({P})",
 	"diff <({P}) a.go",
 	"echo <({P})",
-	"cat <(echo x) >({P})",
+	"echo ok | tee >({P}) >/dev/null",
 	"echo ok >&$({P}; echo 1)",
 	"exec 3< <({P})",
 	// Options of GNU programs (abbreviations, code-running options).

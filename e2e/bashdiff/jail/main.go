@@ -6,14 +6,14 @@
 //   - `bashdiff-jail serve HOSTDIR`, started by the test in fresh user,
 //     mount, network and PID namespaces (it is PID 1 there), builds a
 //     chroot on a read-only tmpfs: /usr and /etc read-only, a minimal
-//     /dev, /proc, an empty /tmp, HOSTDIR/stubs read-only at /stubs and
-//     HOSTDIR/rw read-write at /sandbox. It
+//     /dev, /proc, HOSTDIR/stubs read-only at /stubs, and tmpfs at /tmp
+//     and /sandbox (the project and home of every line). It
 //     then reads requests (JSON lines: a command line and a timeout) on
 //     stdin and, for each, resets the sandbox, runs the line with the real
 //     bash under xtrace, and answers a JSON line with the trace, the
 //     commands the stubs saw, the exit status and whether the canary
 //     exists.
-//   - Under any other name (a symlink in /stubs, or bind-mounted over
+//   - Under any other name (a hard link in /stubs, or bind-mounted over
 //     /usr/bin/sh and /usr/bin/bash), it is a stub: it appends its argv
 //     to /.bashdiff/stubs, then runs the real program (harmless
 //     tools, which only ever see the sandbox), re-enters the traced real
@@ -119,10 +119,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: bashdiff-jail serve HOSTDIR | names")
 		os.Exit(2)
 	}
+	// The stubs are hard links, so the kernel knows which one ran even
+	// when argv0 lies (exec -a).
+	if exe, err := os.Executable(); err == nil && filepath.Base(exe) != "bashdiff-jail" {
+		name = filepath.Base(exe)
+	}
 	stub(name)
 }
 
-// stub logs argv and then plays its part.
+// stub logs argv (the program's name, then its arguments) and then plays
+// its part.
 func stub(name string) {
 	args := os.Args[1:]
 	logArgv(append([]string{name}, args...))
@@ -211,9 +217,9 @@ func logArgv(argv []string) {
 	_ = f.Close()
 }
 
-// Request is one line to run.
+// Request is one line to run (bytes: a line need not be UTF-8).
 type Request struct {
-	Line      string `json:"line"`
+	Line      []byte `json:"line"`
 	TimeoutMS int    `json:"timeout_ms"`
 }
 
@@ -226,6 +232,8 @@ type Response struct {
 	TimedOut bool   `json:"timed_out"`
 	Canary   bool   `json:"canary"`
 	Err      string `json:"err,omitempty"`
+	// Durations in microseconds: sandbox reset, the line, its leftovers.
+	ResetUS, RunUS, ReapUS int64
 }
 
 func serve(hostDir string) error {
@@ -364,21 +372,19 @@ func buildJail(hostDir string) error {
 			return must(err, "tmpfs "+d)
 		}
 	}
-	for _, m := range []struct{ src, dst string }{{"stubs", Stubs}, {"rw", Sandbox}} {
-		src, dst := filepath.Join(hostDir, m.src), filepath.Join(root, m.dst)
-		if err := os.MkdirAll(src, 0o755); err != nil {
-			return err
-		}
-		if err := os.Mkdir(dst, 0o755); err != nil {
-			return err
-		}
-		if m.dst == Stubs {
-			if err := bindRO(src, dst); err != nil {
-				return err
-			}
-		} else if err := syscall.Mount(src, dst, "", syscall.MS_BIND, ""); err != nil {
-			return must(err, "bind "+src)
-		}
+	stubs := filepath.Join(root, Stubs)
+	if err := os.Mkdir(stubs, 0o755); err != nil {
+		return err
+	}
+	if err := bindRO(filepath.Join(hostDir, "stubs"), stubs); err != nil {
+		return err
+	}
+	sb := filepath.Join(root, Sandbox)
+	if err := os.Mkdir(sb, 0o755); err != nil {
+		return err
+	}
+	if err := syscall.Mount("tmpfs", sb, "tmpfs", 0, "mode=755"); err != nil {
+		return must(err, "tmpfs "+Sandbox)
 	}
 	// The real bash, then the stub over every path a program may exec a
 	// shell by (awk's system(), sed's e, git's pager and aliases use
@@ -415,6 +421,10 @@ func makeGitTemplate(dir string) {
 		c := exec.Command("/usr/bin/git", args...)
 		c.Dir, c.Env = dir, env
 		_ = c.Run()
+	}
+	// Fewer files to copy for every line.
+	for _, d := range []string{"hooks", "logs", "info", "description"} {
+		_ = os.RemoveAll(filepath.Join(dir, ".git", d))
 	}
 }
 
@@ -528,9 +538,11 @@ func reap() {
 }
 
 func run(req Request, gitTemplate string) (resp Response) {
+	t0 := time.Now()
 	if err := reset(gitTemplate); err != nil {
 		return Response{Err: "reset: " + err.Error()}
 	}
+	resp.ResetUS = time.Since(t0).Microseconds()
 	trace, err := os.OpenFile(TraceLog, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
 	if err != nil {
 		return Response{Err: err.Error()}
@@ -548,7 +560,7 @@ func run(req Request, gitTemplate string) (resp Response) {
 	defer null.Close()
 	cmd := &exec.Cmd{
 		Path: RealBash,
-		Args: []string{"bash", "-x", "-c", req.Line},
+		Args: []string{"bash", "-x", "-c", string(req.Line)},
 		Env: []string{
 			"PATH=" + Stubs, "HOME=" + Home, "PWD=" + Proj,
 			"BASH_XTRACEFD=" + strconv.Itoa(TraceFD),
@@ -570,7 +582,10 @@ func run(req Request, gitTemplate string) (resp Response) {
 		timedOut.Store(true)
 		_ = syscall.Kill(-1, syscall.SIGKILL)
 	})
+	t1 := time.Now()
 	werr := cmd.Wait()
+	resp.RunUS = time.Since(t1).Microseconds()
+	t2 := time.Now()
 	// Whatever the line left running (background jobs, process
 	// substitutions, coprocs, setsid) has been reparented to PID 1: wait
 	// for it to end on its own, until the deadline, so that what it runs
@@ -580,6 +595,7 @@ func run(req Request, gitTemplate string) (resp Response) {
 	resp.TimedOut = timedOut.Load()
 	_ = syscall.Kill(-1, syscall.SIGKILL)
 	reap()
+	resp.ReapUS = time.Since(t2).Microseconds()
 	resp.Exit = cmd.ProcessState.ExitCode()
 	if werr != nil && resp.Exit == -1 {
 		resp.Exit = 128 + int(syscall.SIGKILL)
