@@ -25,7 +25,7 @@ type Settings struct {
 	URL         string            `envconfig:"URL" default:"http://127.0.0.1:8754" desc:"where clients (hooks, CLI, watch) reach the daemon"`
 	Token       string            `envconfig:"TOKEN" desc:"bearer token clients send"`
 	APITokens   map[string]string `envconfig:"API_TOKENS" desc:"agent tokens, agent:token,... (an agent token may only submit calls and read its own)"`
-	AdminTokens map[string]string `envconfig:"ADMIN_TOKENS" desc:"approver tokens, name:token,... (may decide, manage rules and modes)"`
+	AdminTokens map[string]string `envconfig:"ADMIN_TOKENS" desc:"approver tokens, name:token,... (may decide, manage rules and modes); none: DATA_DIR/approver.token"`
 	Rules       string            `envconfig:"RULES" desc:"rules file (JSONC); embedded defaults when empty"`
 	Protect     []string          `envconfig:"PROTECT" desc:"extra paths no agent may write, comma-separated"`
 	Timeout     time.Duration     `envconfig:"TIMEOUT" default:"10m" desc:"how long an approval waits for a person"`
