@@ -113,7 +113,7 @@ func TestShellAlwaysPatterns(t *testing.T) {
 		{"git push a && git push b", []string{"git push *"}},
 		{"cat README.md | wc -l", []string{"cat *", "wc *"}},
 		// A part no Always can lift: the button approves once.
-		{"find . -delete", nil},
+		{"find . -delete", []string{"find . -delete"}}, // a hazard: only the exact command
 		{"$X status", nil},
 		{"python3 -c 'print(1)'", []string{`python3 -c 'print(1)'`}},
 		// A write outside the project is saved as that exact path.

@@ -178,6 +178,7 @@ func unsafeText(src string) string {
 			if _, n := utf8.DecodeRuneInString(src[i:]); n <= 1 {
 				return fmt.Sprintf("invalid UTF-8 at byte %d", i)
 			}
+			return fmt.Sprintf("a replacement character (U+FFFD, often invalid bytes) at byte %d", i)
 		case invisible(r):
 			return fmt.Sprintf("invisible or bidi character %U at byte %d", r, i)
 		}

@@ -267,7 +267,7 @@ func (a *analyzer) record(fs []field, source, wrapper, dynamic, hazard string) i
 	var globs []bool
 	for i, f := range fs {
 		argv[i] = f.s
-		if f.glob && !f.quoted {
+		if (f.glob || f.dyn) && !f.quoted {
 			if globs == nil {
 				globs = make([]bool, len(fs))
 			}
@@ -607,10 +607,22 @@ func (a *analyzer) external(fs []field, source, envHazard string, in stdinKind, 
 			}
 		}
 	}
+	if isShell(name) {
+		if h := shellStartup(fs[1:]); h != "" && hazard == "" {
+			hazard = h
+		}
+	}
 	if isShell(name) && !isWrapper {
-		if why := a.shellStdin(fs[1:], in, script, name, depth); why != "" && dynamic == "" {
+		why, file := a.shellStdin(fs[1:], in, script, name, depth)
+		if why != "" && dynamic == "" {
 			dynamic = why
 		}
+		if file != "" && hazard == "" {
+			hazard = "runs the script " + file + ", which the analysis does not read"
+		}
+	}
+	if (name == "source" || name == ".") && hazard == "" {
+		hazard = "runs a script the analysis does not read (" + name + ")"
 	}
 	cp := &a.an.Commands[idx]
 	if cp.Dynamic == "" {
@@ -642,6 +654,7 @@ func (a *analyzer) external(fs []field, source, envHazard string, in stdinKind, 
 		// spelling of the inner command, but allowing the inner command is
 		// enough (`timeout 30 npm test` under `npm test *`).
 		inner := &a.an.Commands[idx+1]
+		inner.Via = append(append([][]string{cp.Argv}, cp.Via...), inner.Via...)
 		inner.AltTexts = append(inner.AltTexts, cp.Text)
 		inner.AltTexts = append(inner.AltTexts, cp.AltTexts...)
 		a.an.Commands = append(a.an.Commands[:idx], a.an.Commands[idx+1:]...)
@@ -651,7 +664,8 @@ func (a *analyzer) external(fs []field, source, envHazard string, in stdinKind, 
 		cp.Always = exactPattern(cp.Argv)
 	case !isWrapper && cp.Dynamic == "" && cp.Hazard == "" && !anyD:
 		cp.Always = AlwaysPattern(cp.Argv)
-	case !isWrapper && cp.Dynamic == "" && !anyD && codeFlag(cp.Argv):
+	case !isWrapper && cp.Dynamic == "" && !anyD:
+		// A hazard: only the exact command, which a person saw whole.
 		cp.Always = exactPattern(cp.Argv)
 	}
 }
@@ -659,23 +673,20 @@ func (a *analyzer) external(fs []field, source, envHazard string, in stdinKind, 
 // shellStdin judges a shell started without -c: with no script operand it
 // reads its script from standard input, which is analyzed when it is a
 // literal heredoc or here-string and not understood otherwise.
-func (a *analyzer) shellStdin(args []field, in stdinKind, script *stdinScript, name string, depth int) string {
+func (a *analyzer) shellStdin(args []field, in stdinKind, script *stdinScript, name string, depth int) (string, string) {
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if f.dyn || f.glob {
-			return "not understood: " + name + " with an argument only known at run time"
+			return "not understood: " + name + " with an argument only known at run time", ""
 		}
 		s := f.s
 		if s == "--" || s == "-" {
 			if i+1 < len(args) {
-				return "" // a script file
+				return "", args[i+1].s // a script file
 			}
 			break
 		}
 		if strings.HasPrefix(s, "--") {
-			if s == "--rcfile" || s == "--init-file" {
-				return "not understood: " + name + " " + s + " runs a startup file"
-			}
 			continue
 		}
 		if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
@@ -687,20 +698,43 @@ func (a *analyzer) shellStdin(args []field, in stdinKind, script *stdinScript, n
 			}
 			continue
 		}
-		return "" // a script file: judged by the rules for the command
+		return "", s // a script file
 	}
 	switch {
 	case script != nil && script.literal:
 		if w := a.payload(field{s: script.text}, name+" standard input", "", depth); w != "" {
-			return "not understood: " + w
+			return "not understood: " + w, ""
 		}
-		return ""
+		return "", ""
 	case script != nil:
-		return "not understood: " + name + " reads a script only known at run time from its standard input"
+		return "not understood: " + name + " reads a script only known at run time from its standard input", ""
 	case in == stdinPipe:
-		return "not understood: " + name + " reads its script from a pipe"
+		return "not understood: " + name + " reads its script from a pipe", ""
 	}
-	return "not understood: " + name + " reads its script from standard input"
+	return "not understood: " + name + " reads its script from standard input", ""
+}
+
+// shellStartup reports a shell started as a login or interactive shell, or
+// with a startup file: it first runs scripts the analysis does not read.
+func shellStartup(args []field) string {
+	for i, f := range args {
+		s := f.s
+		switch {
+		case s == "--login" || s == "--rcfile" || s == "--init-file" || s == "--interactive":
+			return "the shell runs startup files (" + s + ")"
+		case s == "--" || !strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "+"):
+			return ""
+		case strings.HasPrefix(s, "--"):
+		default:
+			if strings.ContainsAny(s[1:], "li") && s[0] == '-' {
+				return "the shell runs startup files (" + s + ")"
+			}
+			if strings.ContainsAny(s[1:], "oO") && i+1 < len(args) && strings.ContainsRune(s[1:], 'c') {
+				continue
+			}
+		}
+	}
+	return ""
 }
 
 // patternArg returns the index in fs of the script or pattern argument of

@@ -54,9 +54,14 @@ type Command struct {
 	// assigned earlier in the line resolved); parts known only at run time
 	// are Dyn.
 	Argv []string
-	// Globs marks, per word of Argv, an unquoted pathname pattern that bash
-	// expands to zero or more file names (nil when there is none).
+	// Globs marks, per word of Argv, an unquoted word that bash may turn
+	// into zero or more words: a pathname pattern (file names) or a
+	// run-time part (split on blanks, dropped when empty). nil when none.
 	Globs []bool
+	// Via holds the argv of transparent wrappers (timeout, nice, env,
+	// command, ...) this command was reached through, outermost first: they
+	// run too, and are judged through this command.
+	Via [][]string
 	// Text is Argv re-quoted (single quotes unless a word is made only of
 	// [A-Za-z0-9_@%+=:,./{}-]) and joined by spaces: the string rules are
 	// matched against.

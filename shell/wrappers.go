@@ -150,7 +150,7 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 	if envHazard == "" {
 		envHazard = opt.envHazard
 	}
-	if len(inner) == 0 {
+	if len(inner) == 0 && name != "xargs" {
 		return false, ""
 	}
 	if name == "watch" && !opt.exec {
@@ -163,7 +163,13 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 		return true, "wrappers nested too deeply"
 	}
 	if name == "xargs" {
+		if len(inner) == 0 {
+			inner = []field{{s: "echo"}} // xargs runs echo by default
+		}
 		inner = xargsInner(args, inner)
+	}
+	if name == "exec" && len(args) > 0 && strings.HasPrefix(args[0].s, "-a") {
+		return true, "not understood: exec -a runs the command under another name"
 	}
 	a.inner(inner, source, name, envHazard, depth+1)
 	return true, ""
@@ -201,6 +207,28 @@ options:
 		case s[1] == '-':
 			name, val, hasVal := strings.Cut(s[2:], "=")
 			i++
+			// getopt_long takes any unique prefix of a long option.
+			longs := spec.longArg
+			if spec.envAssign && !contains(longs, "split-string") {
+				longs = append(longs[:len(longs):len(longs)], "split-string")
+			}
+			full, n := "", 0
+			for _, l := range longs {
+				if l == name {
+					full, n = l, 1
+					break
+				}
+				if strings.HasPrefix(l, name) {
+					full = l
+					n++
+				}
+			}
+			if n > 1 {
+				return nil, opt, true // ambiguous: the wrapper fails, or means another option
+			}
+			if n == 1 {
+				name = full
+			}
 			if name == "split-string" {
 				v := val
 				if !hasVal {
