@@ -84,7 +84,17 @@ type value struct {
 }
 
 func (s *state) clone() *state {
-	c := &state{cwd: s.cwd, dirs: append([]string(nil), s.dirs...)}
+	c := s.copy()
+	return &c
+}
+
+// copy returns a deep copy of s by value (no allocation when s holds no
+// variables or directory stack).
+func (s *state) copy() state {
+	c := state{cwd: s.cwd}
+	if len(s.dirs) > 0 {
+		c.dirs = append([]string(nil), s.dirs...)
+	}
 	if len(s.vars) > 0 {
 		c.vars = make(map[string]value, len(s.vars))
 		for k, v := range s.vars {
@@ -209,7 +219,9 @@ func invisible(r rune) bool {
 // script parses one command line (the input, or a wrapper's payload) and
 // walks it in the current state. wrapper labels the commands found.
 func (a *analyzer) script(src, wrapper string, depth int) {
-	p := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
+	// Comments are kept only to find the ones bash reads differently.
+	hasHash := strings.IndexByte(src, '#') >= 0
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(hasHash))
 	f, err := p.Parse(strings.NewReader(src), "")
 	if err != nil {
 		if wrapper != "" {
@@ -219,8 +231,10 @@ func (a *analyzer) script(src, wrapper string, depth int) {
 		}
 		return
 	}
-	if why := parserDisagreement(f, src); why != "" {
-		a.unsafe(why)
+	if hasHash {
+		if why := parserDisagreement(f, src); why != "" {
+			a.unsafe(why)
+		}
 	}
 	saved := a.src
 	savedW, savedD := a.wrapper, a.depth
@@ -388,9 +402,9 @@ func (a *analyzer) subshell(fn func()) {
 
 // branch runs fn, which may or may not run: what it changes is unknown after.
 func (a *analyzer) branch(fn func()) {
-	before := a.st.clone()
+	before := a.st.copy()
 	fn()
-	a.st.merge(before)
+	a.st.merge(&before)
 }
 
 // loop runs a loop body, which may run any number of times: if one pass
