@@ -332,7 +332,7 @@ func TestBashDiff(t *testing.T) {
 			t.Errorf("writing %s: %v", f, err)
 		}
 	}
-	t.Logf("bashdiff: %d lines evaluated (corpus, fuzz corpora, %d generated with seed %d): %d allowed, %d asked, %d denied; "+
+	t.Logf("bashdiff: %d distinct lines evaluated (corpus, fuzz corpora, %d generated with seed %d, before deduplication): %d allowed, %d asked, %d denied; "+
 		"%d allowed lines run in bash (%d timed out, %d could not run): %d violations (%d with the canary) in %s",
 		len(inputs), generated, seed, counts[gate.Allow], counts[gate.Ask], counts[gate.Deny],
 		len(allowed)-runErrors, timeouts, runErrors, violations, canaries, time.Since(start).Round(time.Second))

@@ -338,16 +338,26 @@ func wordMatch(w, got string) bool {
 	return re.MatchString(got)
 }
 
-// globMatch reports whether bash could expand pattern w to the file name
-// got: path.Match, a Dyn part as *, and a leading dot in a name only
+var globRes = map[string]*regexp.Regexp{}
+
+// globMatch reports whether bash could expand pattern w to the word got:
+// *, ? and [...] as in path.Match (not crossing /), a Dyn part as any
+// text (an unquoted expansion may hold anything, slashes and spaces
+// included), and, in a pattern without Dyn, a name with a leading dot only
 // matched by a literal leading dot.
 func globMatch(w, got string) bool {
-	pat := strings.ReplaceAll(w, shell.Dyn, "*")
-	ok, err := path.Match(pat, got)
-	if err != nil || !ok {
+	re, ok := globRes[w]
+	if !ok {
+		re = regexp.MustCompile(`(?s)\A` + globRegexp(w) + `\z`)
+		globRes[w] = re
+	}
+	if !re.MatchString(got) {
 		return false
 	}
-	pc, gc := strings.Split(pat, "/"), strings.Split(got, "/")
+	if strings.Contains(w, shell.Dyn) {
+		return true
+	}
+	pc, gc := strings.Split(w, "/"), strings.Split(got, "/")
 	if len(pc) != len(gc) {
 		return false
 	}
@@ -357,4 +367,55 @@ func globMatch(w, got string) bool {
 		}
 	}
 	return true
+}
+
+// globRegexp translates a pattern to a regular expression.
+func globRegexp(w string) string {
+	var b strings.Builder
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; c {
+		case '*':
+			b.WriteString(`[^/]*`)
+		case '?':
+			b.WriteString(`[^/]`)
+		case 0:
+			b.WriteString(`.*`)
+		case '[':
+			j := i + 1
+			if j < len(w) && (w[j] == '!' || w[j] == '^') {
+				j++
+			}
+			if j < len(w) && w[j] == ']' {
+				j++
+			}
+			for j < len(w) && w[j] != ']' {
+				j++
+			}
+			if j >= len(w) {
+				b.WriteString(`\[`)
+				continue
+			}
+			class := w[i+1 : j]
+			neg := strings.HasPrefix(class, "!") || strings.HasPrefix(class, "^")
+			if neg {
+				class = class[1:]
+			}
+			var cb strings.Builder
+			for _, r := range class {
+				if r == '\\' || r == ']' || r == '[' || r == '^' {
+					cb.WriteByte('\\')
+				}
+				cb.WriteRune(r)
+			}
+			if neg {
+				b.WriteString(`[^/` + cb.String() + `]`)
+			} else {
+				b.WriteString(`[` + cb.String() + `]`)
+			}
+			i = j
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	return b.String()
 }

@@ -82,6 +82,10 @@ func TestMatchArgv(t *testing.T) {
 		{[]string{"cat", ".*"}, []bool{false, true}, []string{"cat", ".env"}, "xtrace", true},
 		{[]string{"cat", "*/*.txt"}, []bool{false, true}, []string{"cat", "sub/c.txt"}, "xtrace", true},
 		{[]string{"cat", "*"}, []bool{false, true}, []string{"cat", "sub/c.txt"}, "xtrace", false},
+		{[]string{"cat", "[ab].go"}, []bool{false, true}, []string{"cat", "a.go", "b.go"}, "xtrace", true},
+		{[]string{"cat", "[!a].go"}, []bool{false, true}, []string{"cat", "a.go"}, "xtrace", false},
+		{[]string{"test", d, "-eq", "1"}, []bool{false, true, false, false}, []string{"test", "a[$(x", "/y)]", "-eq", "1"}, "xtrace", true},
+		{[]string{"echo", d}, []bool{false, true}, []string{"echo"}, "stub", true},
 		{[]string{"/usr/bin/git", "status"}, nil, []string{"git", "status"}, "stub", true},
 		{[]string{"/usr/bin/git", "status"}, nil, []string{"git", "status"}, "xtrace", false},
 	} {
