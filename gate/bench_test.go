@@ -114,3 +114,41 @@ func BenchmarkEvaluateFloor(b *testing.B) {
 		}
 	}
 }
+
+// longLine is about 300 KiB of distinct sub-commands that each ask.
+func longLine() string {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 300<<10; i++ {
+		fmt.Fprintf(&sb, "tool-%d --flag value-%d ./path/%d && ", i, i, i)
+	}
+	sb.WriteString("true")
+	return sb.String()
+}
+
+// BenchmarkEvaluateLong checks that evaluation stays linear in the number of
+// sub-commands: read it against BenchmarkEvaluateLongFloor, a bare parse of
+// the same line.
+func BenchmarkEvaluateLong(b *testing.B) {
+	p, err := gate.Compile(benchSpec())
+	if err != nil {
+		b.Fatal(err)
+	}
+	call := shellCall(longLine())
+	if ev := p.Evaluate(call, gate.Env{}); ev.Decision != gate.Ask || len(ev.Always) < 1000 {
+		b.Fatalf("%s with %d always patterns", ev.Decision, len(ev.Always))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		p.Evaluate(call, gate.Env{})
+	}
+}
+
+func BenchmarkEvaluateLongFloor(b *testing.B) {
+	line := longLine()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

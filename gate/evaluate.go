@@ -546,6 +546,7 @@ func subjectLabel(v *Verdict) string {
 // Always rule (then the button approves once).
 func (s *evalState) alwaysPatterns() []AlwaysPattern {
 	var out []AlwaysPattern
+	var seen map[AlwaysPattern]bool // linear in the number of parts
 	for i := range s.parts {
 		pt := &s.parts[i]
 		if pt.ref.Action == Allow {
@@ -566,14 +567,11 @@ func (s *evalState) alwaysPatterns() []AlwaysPattern {
 			}
 		}
 		ap := AlwaysPattern{Tool: pt.alwaysTool, Pattern: pt.alwaysPattern}
-		dup := false
-		for _, o := range out {
-			if o == ap {
-				dup = true
-				break
-			}
+		if seen == nil {
+			seen = make(map[AlwaysPattern]bool, 4)
 		}
-		if !dup {
+		if !seen[ap] {
+			seen[ap] = true
 			out = append(out, ap)
 		}
 	}

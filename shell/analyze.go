@@ -64,6 +64,8 @@ type analyzer struct {
 	home string
 	st   *state
 	res  resolver
+	// outside de-duplicates OutsidePaths in linear time.
+	outside map[string]bool
 	// src is the text of the script being walked, for Source.
 	src     string
 	wrapper string
@@ -707,12 +709,13 @@ func (a *analyzer) checkPath(p string, dyn bool) {
 		return
 	}
 	a.an.OutsideProject = true
-	for _, q := range a.an.OutsidePaths {
-		if q == p {
-			return
-		}
+	if a.outside == nil {
+		a.outside = make(map[string]bool, 4)
 	}
-	a.an.OutsidePaths = append(a.an.OutsidePaths, p)
+	if !a.outside[p] {
+		a.outside[p] = true
+		a.an.OutsidePaths = append(a.an.OutsidePaths, p)
+	}
 }
 
 func cleanRoot(cwd string) string {
