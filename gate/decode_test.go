@@ -35,7 +35,7 @@ func TestDecodeInputExact(t *testing.T) {
 		{"array", `[1]`, true, "JSON object", ""},
 		{"string", `"x"`, true, "JSON object", ""},
 		{"truncated", `{"file_path":`, true, "not valid JSON", ""},
-		{"trailing", `{"a":1} {"b":2}`, true, "after the JSON object", ""},
+		{"trailing", `{"a":1} {"b":2}`, true, "not valid JSON", ""},
 		{"bad key", `{1:2}`, true, "not valid JSON", ""},
 	}
 	for _, tt := range tests {
@@ -54,6 +54,25 @@ func TestDecodeInputExact(t *testing.T) {
 				t.Errorf("file_path = %s, want %s", in.FilePath, tt.want)
 			}
 		})
+	}
+}
+
+// TestDecodeInputManyKeys: objects past smallObject keys are checked
+// through a map, with the same answers.
+func TestDecodeInputManyKeys(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"file_path":"a"`)
+	for i := range 40 {
+		b.WriteString(`,"k` + strings.Repeat("x", i) + `":1`)
+	}
+	ok := b.String() + "}"
+	if _, err := scanInput([]byte(ok), true); err != nil {
+		t.Fatalf("40 distinct keys refused: %v", err)
+	}
+	for _, tail := range []string{`,"FILE_PATH":"b"}`, `,"kxxx":2}`, `,"KXXX":2}`, `,"nested":{"a":1,"A":2}}`} {
+		if _, err := scanInput([]byte(b.String()+tail), true); err == nil {
+			t.Errorf("accepted a clash in %s", tail)
+		}
 	}
 }
 
@@ -85,7 +104,7 @@ func FuzzDecodeInput(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte, fields bool) {
 		in, err := scanInput(raw, fields)
-		if len(bytes.TrimSpace(raw)) == 0 {
+		if len(bytes.Trim(raw, " \t\r\n")) == 0 {
 			if err != nil {
 				t.Fatalf("empty input refused: %v", err)
 			}
@@ -111,7 +130,7 @@ func FuzzDecodeInput(f *testing.F) {
 		}
 		// No key appears twice, so the map's reading is the only one.
 		for _, name := range knownFields {
-			got := *in.field(name)
+			got := *in.field([]byte(name))
 			want := obj[name]
 			if !bytes.Equal(compact(t, got), compact(t, want)) {
 				t.Fatalf("field %s = %s, a case-sensitive decoder reads %s (input %q)", name, got, want, raw)
@@ -133,7 +152,7 @@ func compact(t *testing.T, raw []byte) []byte {
 
 func hasVariant(obj map[string]json.RawMessage) bool {
 	for k := range obj {
-		if variantOf(k) != "" {
+		if variantOf([]byte(k)) != "" {
 			return true
 		}
 	}

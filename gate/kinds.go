@@ -1,14 +1,8 @@
 package gate
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Valid reports whether k is a known tool kind.
@@ -101,8 +95,8 @@ type toolInput struct {
 
 // field returns where the value of the known top-level key name goes, or
 // nil for a key the gate does not read.
-func (in *toolInput) field(name string) *json.RawMessage {
-	switch name {
+func (in *toolInput) field(name []byte) *json.RawMessage {
+	switch string(name) {
 	case "command":
 		return &in.Command
 	case "cmd":
@@ -149,173 +143,6 @@ var knownFields = []string{"command", "cmd", "workdir", "file_path", "path", "no
 func decodeInput(raw json.RawMessage) (toolInput, bool) {
 	in, err := scanInput(raw, true)
 	return in, err == nil
-}
-
-// inputFrame is an open object or array while scanInput walks an input.
-type inputFrame struct {
-	object bool
-	keys   map[string]string // an object's keys so far: folded -> as written
-	key    bool              // an object expects a key (or its end) next
-}
-
-// scanInput reads a tool input in one pass with exact, case-sensitive keys.
-// It refuses what two readers could understand differently: anything but
-// one JSON object; two keys of one object (at any depth) that are equal or
-// differ only in case, since JSON parsers keep the first, the last, or
-// match case-insensitively; and, with fields, a top-level key that is a
-// case variant of a field the gate reads (`FILE_PATH`, `Command`), which
-// the gate would ignore and a case-insensitive agent would use. An empty
-// input is the empty object.
-func scanInput(raw []byte, fields bool) (toolInput, error) {
-	var in toolInput
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return in, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber() // numbers stay text; nothing is converted
-	tok, err := dec.Token()
-	if err != nil {
-		return in, fmt.Errorf("input is not valid JSON: %s", jsonErrText(err))
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return in, errors.New("input must be a JSON object")
-	}
-	stack := []inputFrame{{object: true, key: true}}
-	var top *json.RawMessage // where the current top-level value goes, if the gate reads it
-	var topStart int64       // offset just after the current top-level key
-	// valueEnded is called after a scalar or a closing delimiter: if that
-	// completed a top-level value, a known field gets its raw text.
-	valueEnded := func() {
-		if len(stack) == 1 && top != nil {
-			v := raw[topStart:dec.InputOffset()]
-			*top = json.RawMessage(bytes.TrimLeft(v, " \t\r\n:"))
-			top = nil
-		}
-	}
-	for len(stack) > 0 {
-		tok, err := dec.Token()
-		if err != nil {
-			return in, fmt.Errorf("input is not valid JSON: %s", jsonErrText(err))
-		}
-		f := &stack[len(stack)-1]
-		if f.object && f.key {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:len(stack)-1]
-				valueEnded()
-				continue
-			}
-			k, _ := tok.(string) // the decoder only returns a string here
-			if err := f.addKey(k); err != nil {
-				return in, err
-			}
-			f.key = false
-			if len(stack) == 1 {
-				top = in.field(k)
-				if top == nil && fields {
-					if name := variantOf(k); name != "" {
-						return in, fmt.Errorf("input key %q is a case variant of %q (keys are case-sensitive)", clipKey(k), name)
-					}
-				}
-				topStart = dec.InputOffset()
-			}
-			continue
-		}
-		if f.object {
-			f.key = true // tok is or opens this key's value
-		}
-		switch d, _ := tok.(json.Delim); d {
-		case '{':
-			stack = append(stack, inputFrame{object: true, key: true})
-		case '[':
-			stack = append(stack, inputFrame{})
-		case ']':
-			stack = stack[:len(stack)-1]
-			valueEnded()
-		default:
-			valueEnded()
-		}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return in, errors.New("input has data after the JSON object")
-	}
-	return in, nil
-}
-
-// addKey records k in an object frame, refusing a key equal to an earlier
-// one or differing from it only in case.
-func (f *inputFrame) addKey(k string) error {
-	fk := foldKey(k)
-	if f.keys == nil {
-		f.keys = make(map[string]string, 8)
-	}
-	if prev, dup := f.keys[fk]; dup {
-		if prev == k {
-			return fmt.Errorf("input has the key %q twice", clipKey(k))
-		}
-		return fmt.Errorf("input has the keys %q and %q, which differ only in case", clipKey(prev), clipKey(k))
-	}
-	f.keys[fk] = k
-	return nil
-}
-
-// variantOf returns the known field k is a case variant of, or "".
-func variantOf(k string) string {
-	for _, name := range knownFields {
-		if k != name && strings.EqualFold(k, name) {
-			return name
-		}
-	}
-	return ""
-}
-
-// foldKey maps a key to one representative of its case-folding class, so
-// keys that strings.EqualFold calls equal fold to the same string.
-func foldKey(k string) string {
-	ascii := true
-	for i := 0; i < len(k); i++ {
-		if k[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		// For ASCII the smallest rune of each orbit is the upper-case letter
-		// (s, S and U+017F fold to S).
-		return strings.ToUpper(k)
-	}
-	var b strings.Builder
-	b.Grow(len(k))
-	for _, r := range k {
-		// The smallest rune of r's simple-folding orbit stands for all of it.
-		m := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			m = min(m, f)
-		}
-		b.WriteRune(m)
-	}
-	return b.String()
-}
-
-// maxKeyShown bounds a key quoted in an error.
-const maxKeyShown = 64
-
-func clipKey(k string) string {
-	if len(k) <= maxKeyShown {
-		return k
-	}
-	return k[:maxKeyShown] + "..."
-}
-
-// jsonErrText keeps a decoder error short and free of the input's content.
-func jsonErrText(err error) string {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("syntax error at byte %d", se.Offset)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return "unexpected end of input"
-	}
-	return err.Error()
 }
 
 // rawString returns a field's string value. present is false for a missing
