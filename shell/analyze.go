@@ -351,6 +351,13 @@ func (a *analyzer) command(c syntax.Command, in stdinKind, script *stdinScript) 
 			a.branch(func() { a.stmt(c.Y, stdinNone) })
 		case syntax.Pipe, syntax.PipeAll:
 			// Each side of a pipeline runs in a subshell (lastpipe is off).
+			if c.Y != nil {
+				if _, ok := c.Y.Cmd.(*syntax.TimeClause); ok {
+					// bash reads `time` as the keyword only at the start of
+					// a pipeline; after a pipe it is a command.
+					a.notUnderstood("`time` after a pipe")
+				}
+			}
 			a.subshell(func() { a.stmt(c.X, in) })
 			a.subshell(func() { a.stmt(c.Y, stdinPipe) })
 		default:

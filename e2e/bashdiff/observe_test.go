@@ -247,6 +247,11 @@ func reportedOf(an *shell.Analysis) []reported {
 			g = nil
 		}
 		out = append(out, reported{Argv: c.Argv, Globs: g})
+		// Transparent wrappers (timeout, env, command, ...) are judged
+		// through the command they run and reported with it.
+		for _, v := range c.Via {
+			out = append(out, reported{Argv: v})
+		}
 	}
 	return out
 }
