@@ -197,6 +197,9 @@ func checkPolicy(e *env, rulesPath, home string) (*gate.Policy, string, error) {
 func printCheck(w io.Writer, ev gate.Evaluation) {
 	fmt.Fprintf(w, "decision: %s\n", ev.Decision)
 	fmt.Fprintf(w, "reason:   %s\n", display(ev.Reason))
+	if ev.Uncertain && ev.Decision == gate.Ask {
+		fmt.Fprintln(w, "only a person can answer this ask: no rule, Always rule or approve_all mode does")
+	}
 	for _, v := range ev.Commands {
 		// The reason names the rule (file:line and pattern).
 		fmt.Fprintf(w, "  %-5s %-7s %s\n                %s\n", v.Decision, v.Kind, display(v.Subject), display(v.Reason))

@@ -192,6 +192,32 @@ func TestCheckHumanOutput(t *testing.T) {
 	}
 }
 
+// TestCheckNotUnderstood: an ask the analysis raises names what was not
+// understood, and says that only a person can answer it.
+func TestCheckNotUnderstood(t *testing.T) {
+	rules := writeRules(t, `{"Bash": {"*": "ask", "sort *": "allow"}}`)
+	env := map[string]string{"HOME": "/home/u"}
+	_, out, _ := runCheckCmd(t, env, "--rules", rules, "--cwd", "/work/proj", "--", "sort --c=x f")
+	for _, want := range []string{"decision: ask", "not understood: ambiguous option --c of sort", "only a person can answer"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	_, out, _ = runCheckCmd(t, env, "--json", "--rules", rules, "--cwd", "/work/proj", "--", "sort --c=x f")
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if string(raw["uncertain"]) != "true" {
+		t.Errorf("uncertain = %s in %s", raw["uncertain"], out)
+	}
+	// An ask from the rules alone is not marked.
+	_, out, _ = runCheckCmd(t, env, "--rules", rules, "--cwd", "/work/proj", "--", "make")
+	if strings.Contains(out, "only a person") {
+		t.Errorf("a rule's ask marked as uncertain:\n%s", out)
+	}
+}
+
 func TestCheckUsageErrors(t *testing.T) {
 	good := writeRules(t, checkRules)
 	bad := writeRules(t, "{\n  \"Bash\": {\n    \"git [\": \"allow\"\n  }\n}")
