@@ -369,6 +369,11 @@ func TestHazardTable(t *testing.T) {
 		"opaque exec wrapper":                    "strace ls",
 		"interpreter code flag":                  "python -c x",
 		"unquoted glob for an exec-capable tool": "rg x *",
+		"fd runs a command":                      "fd -x rm",
+		"zip runs a command":                     "zip -TT x a.zip",
+		"make runs other code":                   "make --ev=x",
+		"npm config runs code":                   "npm test --node-o=x",
+		"ssh option runs a program":              "ssh -oProxyCommand=x h",
 	}
 	for _, h := range hazards {
 		src, ok := cases[h.name]

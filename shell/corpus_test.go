@@ -86,6 +86,11 @@ func decide(rules []testRule, an *Analysis) string {
 	deny, ask := false, an.Unsafe != "" || len(an.Commands) == 0 && len(an.Writes) == 0
 	for _, c := range an.Commands {
 		act := matchRules(rules, c.Text)
+		if c.Canon != "" && act != "deny" {
+			if ca := matchRules(rules, c.Canon); ca == "deny" || ca == "allow" && act != "allow" {
+				act = ca
+			}
+		}
 		for _, alt := range c.AltTexts {
 			if matchRules(rules, alt) == "deny" {
 				act = "deny"

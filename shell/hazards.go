@@ -54,6 +54,31 @@ var hazards = []hazard{
 	}},
 	{"time -o", []string{"time"}, func(a []field) bool { return hasPrefixArg(a, "-o", "--output") || longPrefixArg(a, "output") }},
 	{"alias", []string{"alias"}, func([]field) bool { return true }},
+	{"fd runs a command", []string{"fd", "fdfind"}, func(a []field) bool {
+		return shortFlag(a, 'x', "edtEScjh") || shortFlag(a, 'X', "edtEScjh") || longPrefixArg(a, "exec", "exec-batch")
+	}},
+	{"zip runs a command", []string{"zip"}, func(a []field) bool { return hasArg(a, "-TT") || longPrefixArg(a, "unzip-command") }},
+	{"make runs other code", []string{"make", "gmake"}, func(a []field) bool {
+		for _, f := range a {
+			if isAssignWord(f.s) {
+				return true // a variable override (SHELL=..., CC=...)
+			}
+		}
+		return shortFlag(a, 'E', "") || shortFlag(a, 'f', "") || shortFlag(a, 'C', "") || shortFlag(a, 'I', "") ||
+			longPrefixArg(a, "eval", "file", "makefile", "directory", "include-dir")
+	}},
+	{"npm config runs code", []string{"npm", "npx", "pnpm", "yarn"}, func(a []field) bool {
+		return longPrefixArg(a, "node-options", "script-shell", "userconfig", "globalconfig", "shell", "call", "prefix", "cache", "registry") ||
+			hasArg(a, "-c")
+	}},
+	{"ssh option runs a program", []string{"ssh", "scp", "sftp"}, func(a []field) bool {
+		for _, f := range a {
+			if strings.HasPrefix(f.s, "-o") || f.s == "-F" || strings.HasPrefix(f.s, "-F") {
+				return true
+			}
+		}
+		return false
+	}},
 	{"opaque exec wrapper", nil, nil}, // checked by name in hazardOf
 	{"interpreter code flag", nil, nil},
 	{"unquoted glob for an exec-capable tool", []string{"rg", "find", "tar", "rsync", "git", "xargs", "sed", "zip", "7z", "curl", "wget", "env"},
