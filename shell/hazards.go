@@ -105,17 +105,29 @@ func hazardOf(fs []field, argv []string) string {
 	if codeFlagArgs(name, argv[1:]) {
 		return "interpreter code flag"
 	}
-	for i := range hazards {
-		h := &hazards[i]
-		if h.check == nil || !contains(h.cmds, name) {
-			continue
-		}
+	for _, h := range hazardsByName[name] {
 		if h.check(args) {
 			return h.name
 		}
 	}
 	return ""
 }
+
+// hazardsByName indexes the hazards table by program name, in table order.
+// Read-only after package initialization.
+var hazardsByName = func() map[string][]*hazard {
+	m := make(map[string][]*hazard)
+	for i := range hazards {
+		h := &hazards[i]
+		if h.check == nil {
+			continue
+		}
+		for _, c := range h.cmds {
+			m[c] = append(m[c], h)
+		}
+	}
+	return m
+}()
 
 // dangerousEnv reports environment variables whose value runs code or
 // changes which program runs (a dynamic loader, a PATH, a pager, an editor,

@@ -43,8 +43,9 @@ const (
 // resolver expands words in the analyzer's current state, walking every
 // substitution it meets so that the commands inside are recorded too.
 type resolver struct {
-	a   *analyzer
-	buf []byte
+	a     *analyzer
+	buf   []byte
+	patOn bool // the word being resolved may be a pathname pattern
 }
 
 // argv appends the fields of ws as bash would make them into command words.
@@ -141,7 +142,9 @@ func (r *resolver) single(w *syntax.Word, ctx wordCtx) field {
 	b := r.buf[:0]
 	r.buf = nil
 	var pat []byte
+	on := mayGlob(w)
 	for i, p := range w.Parts {
+		r.patOn = on // a substitution inside may have resolved words of its own
 		b, pat = r.part(b, pat, p, i == 0, ctx, &f)
 	}
 	f.s = string(b)
@@ -180,6 +183,45 @@ func appendDyn(b []byte) []byte {
 		return b // one Dyn stands for any run of run-time parts
 	}
 	return append(b, Dyn...)
+}
+
+// patLit appends literal text to the word's pathname pattern, escaped;
+// nothing when the word cannot be a pattern.
+func (r *resolver) patLit(pat []byte, s string) []byte {
+	if !r.patOn {
+		return pat
+	}
+	return appendPatLit(pat, s)
+}
+
+// patRaw appends pattern syntax to the word's pathname pattern.
+func (r *resolver) patRaw(pat []byte, s string) []byte {
+	if !r.patOn {
+		return pat
+	}
+	return append(pat, s...)
+}
+
+// mayGlob reports a word that may be a pathname pattern: unquoted glob
+// characters, or a variable (a loop variable over a pattern).
+func mayGlob(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if strings.ContainsAny(p.Value, "*?[") {
+				return true
+			}
+		case *syntax.ParamExp:
+			return true
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if _, ok := q.(*syntax.ParamExp); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // appendPatLit appends literal text to a pathname pattern, escaped.
@@ -236,7 +278,7 @@ func (r *resolver) part(b, pat []byte, p syntax.WordPart, first bool, ctx wordCt
 	default:
 		b = r.subst(b, p, f)
 	}
-	return b, appendPatLit(pat, string(b[start:]))
+	return b, r.patLit(pat, string(b[start:]))
 }
 
 // subst walks a command, arithmetic or process substitution; its value is
@@ -397,7 +439,7 @@ func (r *resolver) unquotedLit(b, pat []byte, v string, first bool, f *field) ([
 		switch user := v[1:end]; {
 		case user == "" && r.a.home != "":
 			b = append(b, r.a.home...)
-			pat = appendPatLit(pat, r.a.home)
+			pat = r.patLit(pat, r.a.home)
 			i = end
 		case user == "":
 			// Home unknown: keep the ~ so the path is still flagged as outside.
@@ -416,29 +458,29 @@ func (r *resolver) unquotedLit(b, pat []byte, v string, first bool, f *field) ([
 					continue
 				}
 				b = append(b, v[i])
-				pat = appendPatLit(pat, v[i:i+1])
+				pat = r.patLit(pat, v[i:i+1])
 			}
 		case '*', '?':
 			f.glob = true
 			b = appendDyn(b)
-			pat = append(pat, c)
+			pat = r.patRaw(pat, v[i:i+1])
 		case '[':
 			if first && v == "[" {
-				return append(b, '['), append(pat, `\[`...) // the test command
+				return append(b, '['), r.patRaw(pat, `\[`) // the test command
 			}
 			j := bracketEnd(v, i)
 			if j < 0 {
 				b = append(b, '[')
-				pat = append(pat, `\[`...)
+				pat = r.patRaw(pat, `\[`)
 				continue
 			}
 			f.glob = true
 			b = appendDyn(b)
-			pat = append(pat, v[i:j+1]...)
+			pat = r.patRaw(pat, v[i:j+1])
 			i = j
 		default:
 			b = append(b, c)
-			pat = appendPatLit(pat, v[i:i+1])
+			pat = r.patLit(pat, v[i:i+1])
 		}
 	}
 	return b, pat
