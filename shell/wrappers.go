@@ -276,8 +276,10 @@ options:
 	}
 	if spec.envAssign {
 		for i < len(args) && isAssignWord(args[i].s) {
-			if n, _, _ := strings.Cut(args[i].s, "="); opt.envHazard == "" && dangerousEnv(n) {
-				opt.envHazard = "sets " + n
+			if n, _, _ := strings.Cut(args[i].s, "="); opt.envHazard == "" {
+				if why := assignable(n, true); why != "" {
+					opt.envHazard = "assignment " + why
+				}
 			}
 			i++
 		}

@@ -1,0 +1,220 @@
+package shell
+
+// awk: programs that only read and print are understood.
+
+import (
+	"strings"
+)
+
+func isAwkIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// awk judges awk: the program must not run commands, read with getline or
+// redirect output, except to /dev/stdout and /dev/stderr. The text is
+// scanned raw, without trusting where strings or regular expressions end,
+// since a regex literal can hide a quote.
+func (a *analyzer) awk(name string, fs []field) (string, string) {
+	args := fs[1:]
+	var prog *field
+	var operands []field
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.dyn || f.glob {
+			if prog == nil {
+				return "not understood: an awk program only known at run time", ""
+			}
+			operands = append(operands, f)
+			continue
+		}
+		s := f.s
+		switch {
+		case prog != nil || s == "-" || !strings.HasPrefix(s, "-"):
+			if prog == nil {
+				prog = &args[i]
+				continue
+			}
+			operands = append(operands, f)
+		case s == "--":
+			if prog == nil && i+1 < len(args) {
+				i++
+				prog = &args[i]
+			}
+			operands = append(operands, args[i+1:]...)
+			i = len(args)
+		case s == "-F" || s == "-v":
+			i++
+			if i < len(args) && args[i].dyn && s == "-v" {
+				return "not understood: awk -v with a value only known at run time", ""
+			}
+		case strings.HasPrefix(s, "-F") || strings.HasPrefix(s, "-v"):
+		default:
+			return "not understood: awk option " + s, ""
+		}
+	}
+	if prog == nil {
+		return "not understood: awk without a program", ""
+	}
+	if w := awkProgram(prog.s); w != "" {
+		return "", "awk " + w
+	}
+	for _, f := range operands {
+		if !f.dyn && isAssignWord(f.s) {
+			continue // var=value
+		}
+		a.addRead(f, name, false)
+	}
+	return "", ""
+}
+
+// awkProgram says why an awk program may run commands, read or write
+// files. Strings and regular expressions are blanked first, telling a
+// regex from a division as awk does; where that is unclear, it asks.
+func awkProgram(p string) string {
+	blank, ok := awkBlank(p)
+	if !ok {
+		return "program whose strings or regular expressions are unclear"
+	}
+	for _, w := range []string{"system", "getline", "@", "|"} {
+		if strings.Contains(strings.ReplaceAll(blank, "||", "  "), w) {
+			return "program uses " + w
+		}
+	}
+	for i := 0; i < len(blank); i++ {
+		if blank[i] != '>' {
+			continue
+		}
+		if i+1 < len(blank) && blank[i+1] == '=' {
+			i++
+			continue
+		}
+		if !awkInPrint(blank, i) {
+			continue // a comparison
+		}
+		rest := strings.TrimLeft(p[i+1:], " \t>")
+		ok := false
+		for _, sink := range []string{`"/dev/stderr"`, `"/dev/stdout"`} {
+			if after, found := strings.CutPrefix(rest, sink); found {
+				after = strings.TrimLeft(after, " \t")
+				ok = after == "" || strings.IndexByte(";}\n", after[0]) >= 0
+			}
+		}
+		if !ok {
+			return "program may redirect output to a file"
+		}
+	}
+	return ""
+}
+
+// awkInPrint reports whether the `>` at blank[i] is an output redirection:
+// it follows print or printf in the same statement, outside parentheses.
+func awkInPrint(blank string, i int) bool {
+	depth := 0
+	for j := i - 1; j >= 0; j-- {
+		switch c := blank[j]; c {
+		case ')':
+			depth++
+		case '(':
+			if depth == 0 {
+				return false // inside parentheses: a comparison
+			}
+			depth--
+		case ';', '{', '}', '\n':
+			return false
+		default:
+			if depth == 0 && strings.HasPrefix(blank[j:], "print") && (j == 0 || !isAwkIdentByte(blank[j-1])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// awkBlank replaces the contents of strings, regular expressions and
+// comments with spaces, keeping every other byte where it was.
+func awkBlank(p string) (string, bool) {
+	b := []byte(p)
+	operand := false // the previous token ends an operand: `/` divides
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for ; j < len(b) && b[j] != '"'; j++ {
+				if b[j] == '\\' {
+					j++
+				}
+				if j < len(b) && b[j] == '\n' {
+					return "", false
+				}
+			}
+			if j >= len(b) {
+				return "", false
+			}
+			for k := i + 1; k < j; k++ {
+				b[k] = ' '
+			}
+			i, operand = j+1, true
+		case c == '/' && !operand:
+			j := i + 1
+			for ; j < len(b) && b[j] != '/'; j++ {
+				switch b[j] {
+				case '\\':
+					j++
+				case '\n':
+					return "", false
+				case '[':
+					// awks differ on a `/` inside brackets.
+					for k := j; k < len(b) && b[k] != ']'; k++ {
+						if b[k] == '/' || b[k] == '"' {
+							return "", false
+						}
+					}
+				}
+			}
+			if j >= len(b) {
+				return "", false
+			}
+			for k := i + 1; k < j; k++ {
+				b[k] = ' '
+			}
+			i, operand = j+1, true
+		case c == '#':
+			for ; i < len(b) && b[i] != '\n'; i++ {
+				b[i] = ' '
+			}
+		case isAwkIdentByte(c) && !(c >= '0' && c <= '9'):
+			j := i
+			for j < len(b) && isAwkIdentByte(b[j]) {
+				j++
+			}
+			switch string(b[i:j]) {
+			case "print", "printf", "return", "in", "if", "else", "while", "for", "do", "case", "default",
+				"getline", "delete", "exit", "next", "nextfile", "BEGIN", "END", "function", "func", "length":
+				operand = false
+				if string(b[i:j]) == "length" {
+					return "", false // `length / x /` is read differently by awks
+				}
+			default:
+				operand = true
+			}
+			i = j
+		case c >= '0' && c <= '9' || c == '.':
+			for i < len(b) && (isAwkIdentByte(b[i]) || b[i] == '.') {
+				i++
+			}
+			operand = true
+		case c == ')' || c == ']':
+			i, operand = i+1, true
+		case c == '+' && i+1 < len(b) && b[i+1] == '+', c == '-' && i+1 < len(b) && b[i+1] == '-':
+			i += 2 // x++ stays an operand; ++x is followed by one
+		case c == ' ' || c == '\t':
+			i++
+		case c == '\\' && i+1 < len(b) && b[i+1] == '\n':
+			i += 2
+		default:
+			i, operand = i+1, false
+		}
+	}
+	return string(b), true
+}

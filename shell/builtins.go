@@ -1,0 +1,423 @@
+package shell
+
+// Bash builtins that change the shell's state or evaluate text.
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// declClause walks declare, export, local, readonly and typeset as parsed:
+// options, then names and assignments. A quoted argument is assigned at
+// run time, so its text must be a literal NAME=VALUE.
+func (a *analyzer) declClause(d *syntax.DeclClause) {
+	variant := d.Variant.Value
+	argv := []field{{s: variant}}
+	exported := variant == "export"
+	opts := true
+	for _, as := range d.Args {
+		switch {
+		case as.Naked && as.Name == nil && as.Value != nil:
+			fs := a.res.argv([]*syntax.Word{as.Value}, nil)
+			for _, f := range fs {
+				argv = append(argv, f)
+				if f.dyn || f.glob {
+					a.notUnderstood(variant + " with an argument only known at run time")
+					continue
+				}
+				if opts && (strings.HasPrefix(f.s, "-") || strings.HasPrefix(f.s, "+")) && f.s != "-" {
+					if f.s == "--" {
+						opts = false
+						continue
+					}
+					if why := declOptions(variant, f.s); why != "" {
+						a.notUnderstood(why)
+					}
+					if strings.Contains(f.s, "x") && f.s[0] == '-' {
+						exported = true
+					}
+					continue
+				}
+				opts = false
+				a.declWord(variant, f.s, exported)
+			}
+		case as.Name != nil:
+			opts = false
+			name, v, why := a.assign(as, exported)
+			if why != "" {
+				a.notUnderstood(why)
+			}
+			if as.Naked {
+				argv = append(argv, field{s: as.Name.Value})
+				if _, known := a.st.vars[name]; !known {
+					a.st.setUnknown(name)
+				}
+				continue
+			}
+			a.st.set(name, v)
+			text := as.Name.Value + "="
+			if as.Array != nil || as.Index != nil {
+				argv = append(argv, field{s: text + Dyn, dyn: true, expanded: true})
+				continue
+			}
+			argv = append(argv, field{s: text + v.f.s, dyn: v.f.dyn, expanded: v.f.expanded})
+		default:
+			a.notUnderstood(variant + " with an argument of this form")
+		}
+	}
+	i := a.record(argv, a.source(d), a.wrapper, "", "")
+	if !anyDyn(argv) {
+		a.an.Commands[i].Always = exactPattern(a.an.Commands[i].Argv)
+	}
+}
+
+// declOptions says why an option word of declare and friends is not
+// understood: -i makes later assignments arithmetic, -n makes a name
+// reference, -f/-F act on functions.
+func declOptions(variant, s string) string {
+	for _, c := range s[1:] {
+		switch c {
+		case 'a', 'A', 'r', 'x', 'g', 'p', 'l', 'u', 't':
+		case 'n':
+			if variant == "export" && s[0] == '-' {
+				continue // export -n: un-export
+			}
+			return variant + " " + s + " makes a name reference"
+		default:
+			return variant + " option " + s
+		}
+	}
+	return ""
+}
+
+// declWord handles a run-time NAME or NAME=VALUE argument of declare and
+// friends, given as a literal.
+func (a *analyzer) declWord(variant, s string, exported bool) {
+	name, val, hasVal := strings.Cut(s, "=")
+	name = strings.TrimSuffix(name, "+")
+	if !validName(name) {
+		a.notUnderstood(variant + " of `" + s + "`, which bash evaluates as a subscript or compound assignment")
+		return
+	}
+	if why := assignable(name, exported); why != "" {
+		a.notUnderstood(variant + " assignment " + why)
+	}
+	if !hasVal {
+		if _, known := a.st.vars[name]; !known {
+			a.st.setUnknown(name)
+		}
+		return
+	}
+	if strings.HasPrefix(val, "(") {
+		a.notUnderstood(variant + " of a quoted compound assignment, which bash evaluates")
+		return
+	}
+	a.st.set(name, value{f: field{s: val}})
+}
+
+// builtin handles the bash builtins that change the shell's state or
+// evaluate text; it reports false for everything else.
+func (a *analyzer) builtin(fs []field, source, envHazard, wrapper string) bool {
+	name := fs[0].s
+	args := fs[1:]
+	why := ""
+	cwd := a.st.cwd // where the builtin runs, before it moves it
+	switch name {
+	case "cd":
+		a.cd(args)
+	case "pushd":
+		old := a.st.cwd
+		a.cd(args)
+		if len(args) == 0 || old == "" {
+			a.st.dirs = nil
+		} else {
+			a.st.dirs = append([]string{old}, a.st.dirs...)
+		}
+	case "popd":
+		if len(args) == 0 && len(a.st.dirs) > 0 && a.st.dirs[0] != "" {
+			a.st.cwd, a.st.dirs = a.st.dirs[0], a.st.dirs[1:]
+		} else {
+			a.st.cwd, a.st.dirs = "", nil
+		}
+	case "export", "declare", "typeset", "local", "readonly":
+		// Reached only when the name was quoted or came from a wrapper:
+		// every argument is assigned at run time.
+		exported := name == "export"
+		for _, f := range args {
+			if f.dyn || f.glob {
+				why = name + " with an argument only known at run time"
+				continue
+			}
+			if strings.HasPrefix(f.s, "-") || strings.HasPrefix(f.s, "+") {
+				if w := declOptions(name, f.s); w != "" {
+					why = w
+				}
+				continue
+			}
+			a.declWord(name, f.s, exported)
+		}
+	case "read":
+		why = a.readNames(args, "aduinNpt", "a")
+	case "mapfile", "readarray":
+		why = a.readNames(args, "dnOsuCc", "")
+		for _, f := range args {
+			if strings.HasPrefix(f.s, "-") && strings.ContainsAny(f.s, "C") {
+				why = name + " -C runs a callback (text evaluated as code)"
+			}
+		}
+	case "printf":
+		why = a.printfV(args)
+	case "getopts":
+		if len(args) < 2 || args[1].dyn || !validName(args[1].s) {
+			why = "getopts into a variable only known at run time"
+		} else if w := assignable(args[1].s, false); w != "" {
+			why = "getopts assigns " + w
+		} else {
+			a.st.setUnknown(args[1].s)
+		}
+	case "unset":
+		for _, f := range args {
+			if f.dyn || strings.ContainsAny(f.s, "[") {
+				why = "unset of `" + f.s + "`, which bash evaluates as a subscript"
+			} else if !strings.HasPrefix(f.s, "-") {
+				if w := assignable(f.s, false); w != "" {
+					why = "unset " + w
+				}
+				a.st.setUnknown(f.s)
+			}
+		}
+	case "let":
+		why = "let given as a plain command (its arguments are arithmetic)"
+	case "test", "[":
+		why = testVarSet(args)
+	case "trap":
+		if len(args) > 0 && args[0].s != "-p" && args[0].s != "-l" && args[0].s != "-" {
+			why = "trap runs its text as code later"
+		}
+	case "set":
+		why = setOptions(args)
+	case "shopt", "enable", "bind", "complete", "compgen", "compopt", "alias", "unalias", "fc", "coproc",
+		"caller", "disown", "suspend", "logout", "ulimit", "umask", "builtin", "source", ".":
+		if name == "source" || name == "." {
+			return false // judged as a command by its rules; reads a script
+		}
+		if name == "builtin" {
+			return false // a wrapper
+		}
+		why = name + " changes how the shell reads or runs later commands"
+		if name == "umask" || name == "ulimit" {
+			if len(args) == 0 || len(args) == 1 && (args[0].s == "-S" || args[0].s == "-a") {
+				why = ""
+			}
+		}
+	case "history":
+		if len(args) > 1 || len(args) == 1 && !isDigits(args[0].s) {
+			why = "history with options (it can change or run the history)"
+		}
+	case "hash":
+		for _, f := range args {
+			if strings.HasPrefix(f.s, "-") && strings.ContainsAny(f.s, "pd") || f.dyn {
+				why = "hash -p changes which program a name runs"
+			}
+		}
+	case "exec":
+		if len(args) == 0 {
+			break // only redirections
+		}
+		return false
+	default:
+		return false
+	}
+	hazard := envHazard
+	i := a.record(fs, source, wrapper, "", hazard)
+	a.an.Commands[i].Cwd = cwd
+	if why != "" {
+		a.an.Commands[i].Dynamic = "not understood: " + why
+	} else if a.an.Commands[i].Hazard == "" && anyDyn(fs) && !dynSafeBuiltin(name) {
+		a.an.Commands[i].Dynamic = "not understood: " + name + " with an argument only known at run time"
+	}
+	if a.an.Commands[i].Dynamic == "" && a.an.Commands[i].Hazard == "" && !anyDyn(fs) {
+		a.an.Commands[i].Always = AlwaysPattern(a.an.Commands[i].Argv)
+	}
+	return true
+}
+
+func anyDyn(fs []field) bool {
+	for _, f := range fs[1:] {
+		if f.dyn || f.glob {
+			return true
+		}
+	}
+	return false
+}
+
+// dynSafeBuiltin lists the builtins handled above whose run-time arguments
+// change nothing but a value the analyzer already treats as unknown.
+func dynSafeBuiltin(name string) bool {
+	switch name {
+	case "read", "mapfile", "readarray", "printf", "test", "[", "getopts", "cd", "pushd", "popd":
+		return true
+	}
+	return false
+}
+
+// cd moves the tracked working directory.
+func (a *analyzer) cd(args []field) {
+	var target *field
+	for i := range args {
+		f := &args[i]
+		if f.dyn || f.glob {
+			a.st.cwd = ""
+			return
+		}
+		if f.s == "--" {
+			if i+1 < len(args) {
+				target = &args[i+1]
+			}
+			break
+		}
+		if strings.HasPrefix(f.s, "-") && f.s != "-" {
+			continue // -L, -P, -e, -@
+		}
+		target = f
+		break
+	}
+	switch {
+	case target == nil:
+		a.st.cwd = a.home
+	case target.s == "-" || target.s == "":
+		a.st.cwd = ""
+	default:
+		p, ok := a.abs(target.s)
+		if !ok || strings.Contains(p, Dyn) {
+			a.st.cwd = ""
+			return
+		}
+		a.st.cwd = path.Clean(p)
+		a.checkPath(target.s, false)
+	}
+}
+
+// readNames handles the variable operands of read and mapfile: each is set
+// to a value known only at run time.
+func (a *analyzer) readNames(args []field, argOpts, arrayOpts string) string {
+	why := ""
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.dyn || f.glob {
+			return "a variable name only known at run time"
+		}
+		if strings.HasPrefix(f.s, "-") && len(f.s) > 1 {
+			for j := 1; j < len(f.s); j++ {
+				if strings.IndexByte(argOpts, f.s[j]) >= 0 {
+					v := f.s[j+1:]
+					if v == "" && i+1 < len(args) {
+						i++
+						v = args[i].s
+					}
+					if strings.IndexByte(arrayOpts, f.s[j]) >= 0 {
+						if w := a.setRunTime(v); w != "" {
+							why = w
+						}
+					}
+					break
+				}
+			}
+			continue
+		}
+		if w := a.setRunTime(f.s); w != "" {
+			why = w
+		}
+	}
+	return why
+}
+
+// setRunTime marks a variable as set to a run-time value.
+func (a *analyzer) setRunTime(name string) string {
+	if !validName(name) {
+		return "`" + name + "` as a variable name (bash evaluates a subscript in it)"
+	}
+	if w := assignable(name, false); w != "" {
+		return "assignment " + w
+	}
+	a.st.setUnknown(name)
+	return ""
+}
+
+// printfV handles printf -v NAME.
+func (a *analyzer) printfV(args []field) string {
+	for i := 0; i < len(args); i++ {
+		s := args[i].s
+		if args[i].dyn && i == 0 {
+			return "printf with a first argument only known at run time"
+		}
+		if s == "--" || !strings.HasPrefix(s, "-") {
+			return ""
+		}
+		if v, ok := strings.CutPrefix(s, "-v"); ok {
+			if v == "" && i+1 < len(args) {
+				i++
+				if args[i].dyn {
+					return "printf -v into a variable only known at run time"
+				}
+				v = args[i].s
+			}
+			return a.setRunTime(v)
+		}
+	}
+	return ""
+}
+
+// testVarSet finds test -v / [ -v ], which evaluates a subscript.
+func testVarSet(args []field) string {
+	for i, f := range args {
+		if f.s == "-v" || f.s == "-R" {
+			if i+1 >= len(args) || args[i+1].dyn || !validName(args[i+1].s) {
+				return "test -v on something other than a plain variable name"
+			}
+		}
+	}
+	return ""
+}
+
+// setOptions allows the `set` forms agents use; others change parsing or
+// the environment of later commands (-a exports every assignment, -k reads
+// assignments anywhere, +B turns off brace expansion, ...).
+func setOptions(args []field) string {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.dyn {
+			return "set with an argument only known at run time"
+		}
+		s := f.s
+		if s == "--" || s == "-" {
+			return "" // positional parameters follow
+		}
+		if !strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "+") {
+			return ""
+		}
+		for j := 1; j < len(s); j++ {
+			switch s[j] {
+			case 'e', 'u', 'x', 'v', 'E', 'T', 'C', 'f', 'b', 'm', 'h':
+			case 'o':
+				if j != len(s)-1 || i+1 >= len(args) {
+					if len(s) == 2 && i+1 >= len(args) {
+						return "" // set -o: list
+					}
+					return "set " + s
+				}
+				i++
+				switch args[i].s {
+				case "pipefail", "errexit", "nounset", "xtrace", "verbose", "errtrace", "functrace", "noclobber", "noglob", "monitor", "hashall":
+				default:
+					return "set -o " + args[i].s
+				}
+			default:
+				return "set " + s
+			}
+		}
+	}
+	return ""
+}

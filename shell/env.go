@@ -1,0 +1,65 @@
+package shell
+
+// Which shell and environment variables a line may set.
+
+import (
+	"strings"
+)
+
+// assignable says why setting the shell or environment variable name is
+// not understood, "" when it is harmless. Bash's own variables and those
+// that change how programs behave are asked about; the list of names that
+// may be set is positive for upper-case names, so an unknown one asks.
+func assignable(name string, exported bool) string {
+	if !validName(name) {
+		return "to `" + name + "`, which is not a plain variable name"
+	}
+	if strings.HasPrefix(name, "BASH") || shellVars[name] {
+		return "to " + name + ", which changes how the shell runs commands"
+	}
+	lower := false
+	for i := 0; i < len(name); i++ {
+		if name[i] >= 'a' && name[i] <= 'z' {
+			lower = true
+			break
+		}
+	}
+	if lower {
+		l := strings.ToLower(name)
+		if strings.Contains(l, "proxy") || strings.HasPrefix(l, "npm_config_") || l == "histchars" ||
+			l == "auto_resume" || strings.HasPrefix(l, "yarn_") || strings.HasPrefix(l, "pnpm_") {
+			return "to " + name + ", which changes how programs behave"
+		}
+		return ""
+	}
+	if safeEnv[name] || strings.HasPrefix(name, "LC_") {
+		return ""
+	}
+	return "to " + name + ", which may change how programs behave"
+}
+
+// shellVars are bash's own variables that change what runs or where.
+var shellVars = map[string]bool{
+	"IFS": true, "PATH": true, "HOME": true, "ENV": true, "CDPATH": true, "PS0": true, "PS1": true, "PS2": true,
+	"PS3": true, "PS4": true, "PROMPT_COMMAND": true, "SHELLOPTS": true, "GLOBIGNORE": true, "OLDPWD": true,
+	"PWD": true, "HISTFILE": true, "HISTCONTROL": true, "INPUTRC": true, "FUNCNEST": true, "TMOUT": true,
+	"MAIL": true, "MAILPATH": true, "OPTIND": true, "OPTARG": true, "POSIXLY_CORRECT": true, "EXECIGNORE": true,
+	"GLOBSORT": true, "TIMEFORMAT": true, "COMP_WORDBREAKS": true, "HOSTFILE": true, "SHELL": true,
+}
+
+// safeEnv are upper-case names that may be set: they tune output, builds
+// and tests, and run nothing.
+var safeEnv = map[string]bool{
+	"CI": true, "DEBUG": true, "VERBOSE": true, "QUIET": true, "NODE_ENV": true, "RAILS_ENV": true, "RACK_ENV": true,
+	"APP_ENV": true, "FLASK_ENV": true, "FLASK_DEBUG": true, "GOOS": true, "GOARCH": true, "GOARM": true,
+	"GOAMD64": true, "CGO_ENABLED": true, "GO111MODULE": true, "GOMAXPROCS": true, "GOTRACEBACK": true, "GOGC": true,
+	"GOMEMLIMIT": true, "RUST_BACKTRACE": true, "RUST_LOG": true, "RUST_TEST_THREADS": true, "CARGO_TERM_COLOR": true,
+	"CARGO_INCREMENTAL": true, "LOG_LEVEL": true, "LOGLEVEL": true, "LANG": true, "LANGUAGE": true, "TZ": true,
+	"TERM": true, "NO_COLOR": true, "FORCE_COLOR": true, "CLICOLOR": true, "CLICOLOR_FORCE": true, "COLUMNS": true,
+	"LINES": true, "PORT": true, "PYTHONUNBUFFERED": true, "PYTHONDONTWRITEBYTECODE": true, "PYTHONHASHSEED": true,
+	"PYTHONIOENCODING": true, "PYTHONUTF8": true, "NODE_NO_WARNINGS": true, "GIT_AUTHOR_NAME": true,
+	"GIT_AUTHOR_EMAIL": true, "GIT_AUTHOR_DATE": true, "GIT_COMMITTER_NAME": true, "GIT_COMMITTER_EMAIL": true,
+	"GIT_COMMITTER_DATE": true, "GIT_TERMINAL_PROMPT": true, "GIT_OPTIONAL_LOCKS": true, "HUSKY": true,
+	"DIR": true, "FILE": true, "FILES": true, "OUT": true, "N": true, "I": true, "COUNT": true, "NAME": true,
+	"VERSION": true, "TAG": true, "BRANCH": true, "MSG": true, "TIMEOUT": true,
+}

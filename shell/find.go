@@ -1,0 +1,118 @@
+package shell
+
+// find: predicates, actions that write, and the commands -exec runs.
+
+import (
+	"strings"
+)
+
+// findPreds maps find's tests and actions to the number of arguments they
+// take; -exec and friends are handled apart.
+var findPreds = map[string]int{
+	"-print": 0, "-print0": 0, "-ls": 0, "-prune": 0, "-quit": 0, "-true": 0, "-false": 0, "-empty": 0,
+	"-readable": 0, "-writable": 0, "-executable": 0, "-nouser": 0, "-nogroup": 0, "-depth": 0, "-d": 0,
+	"-mount": 0, "-xdev": 0, "-noleaf": 0, "-follow": 0, "-daystart": 0, "-ignore_readdir_race": 0,
+	"-noignore_readdir_race": 0, "-not": 0, "!": 0, "-a": 0, "-and": 0, "-o": 0, "-or": 0, ",": 0, "(": 0, ")": 0,
+	"-warn": 0, "-nowarn": 0, "-help": 0, "--help": 0, "-version": 0, "--version": 0,
+	"-name": 1, "-iname": 1, "-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1,
+	"-type": 1, "-xtype": 1, "-size": 1, "-perm": 1, "-user": 1, "-group": 1, "-uid": 1, "-gid": 1, "-mtime": 1,
+	"-mmin": 1, "-atime": 1, "-amin": 1, "-ctime": 1, "-cmin": 1, "-newer": 1, "-anewer": 1, "-cnewer": 1,
+	"-links": 1, "-inum": 1, "-samefile": 1, "-lname": 1, "-ilname": 1, "-maxdepth": 1, "-mindepth": 1,
+	"-fstype": 1, "-printf": 1, "-used": 1, "-context": 1, "-regextype": 1,
+}
+
+// findExecs are find's actions that run a command up to `;` or `+`.
+func findExec(s string) bool {
+	return s == "-exec" || s == "-execdir" || s == "-ok" || s == "-okdir"
+}
+
+func (a *analyzer) find(fs []field) (string, string) {
+	args := fs[1:]
+	i := 0
+	for i < len(args) {
+		s := args[i].s
+		if s == "-H" || s == "-L" || s == "-P" || strings.HasPrefix(s, "-O") && isDigits(s[2:]) {
+			i++
+			continue
+		}
+		if s == "-D" {
+			i += 2
+			continue
+		}
+		break
+	}
+	hazard := ""
+	for ; i < len(args); i++ {
+		f := args[i]
+		if f.dyn || f.glob {
+			return "not understood: a word only known at run time in find's arguments (bash expands it before find sees it)", ""
+		}
+		s := f.s
+		if findExec(s) {
+			for i++; i < len(args) && args[i].s != ";" && args[i].s != "+"; i++ {
+			}
+			continue
+		}
+		if n, ok := findPreds[s]; ok {
+			i += n
+			continue
+		}
+		if strings.HasPrefix(s, "-newer") && len(s) == 8 {
+			i++
+			continue
+		}
+		switch s {
+		case "-delete":
+			hazard = "find -delete"
+		case "-fprint", "-fprint0", "-fls":
+			if i+1 < len(args) {
+				i++
+				a.writeTarget("find "+s, args[i])
+			}
+		case "-fprintf":
+			if i+2 < len(args) {
+				i++
+				a.writeTarget("find "+s, args[i])
+				i++
+			}
+		case "-files0-from":
+			return "not understood: find -files0-from reads the starting points from a file", ""
+		default:
+			if strings.HasPrefix(s, "-") {
+				return "not understood: find " + s, ""
+			}
+			// A starting point: find lists names, it reads no content.
+		}
+	}
+	return "", hazard
+}
+
+// findNames returns the field that stands for `{}` in find's -exec: any
+// name under the starting points that matches the first -name test.
+func findNames(args []field) field {
+	start, name := "", "*"
+	for i, f := range args {
+		s := f.s
+		if strings.HasPrefix(s, "-") || s == "(" || s == "!" {
+			if (s == "-name") && i+1 < len(args) && name == "*" && !args[i+1].dyn {
+				name = args[i+1].s
+			}
+			continue
+		}
+		if start == "" && i < len(args) && !isFindOperandOfPred(args, i) {
+			start = s
+		}
+	}
+	if start == "" {
+		start = "."
+	}
+	return field{s: Dyn, dyn: true, expanded: true, glob: true, quoted: true, pat: strings.TrimSuffix(start, "/") + "/*" + name, rec: true}
+}
+
+func isFindOperandOfPred(args []field, i int) bool {
+	if i == 0 {
+		return false
+	}
+	n, ok := findPreds[args[i-1].s]
+	return ok && n > 0 || findExec(args[i-1].s)
+}

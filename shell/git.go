@@ -1,0 +1,230 @@
+package shell
+
+// git: global options, subcommands, and every abbreviation of the long
+// options that run programs or write files.
+
+import (
+	"strings"
+)
+
+// gitGlobalEnd returns the index in args (argv[1:]) of git's subcommand,
+// after its global options.
+func gitGlobalEnd(a []field) int {
+	i := 0
+	for i < len(a) {
+		s := a[i].s
+		switch s {
+		case "-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--list-cmds", "--attr-source":
+			i += 2
+			continue
+		case "--no-pager", "-P", "-p", "--paginate", "--bare", "--no-replace-objects", "--literal-pathspecs",
+			"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks", "--no-lazy-fetch",
+			"--no-advice", "--exec-path", "--html-path", "--man-path", "--info-path", "--version", "--help":
+			i++
+			continue
+		}
+		if strings.HasPrefix(s, "--") && strings.IndexByte(s, '=') > 0 {
+			i++
+			continue
+		}
+		break
+	}
+	return i
+}
+
+func gitSub(a []field) string {
+	if i := gitGlobalEnd(a); i < len(a) {
+		return a[i].s
+	}
+	return ""
+}
+
+// gitArgs returns the subcommand's arguments.
+func gitArgs(a []field) []field {
+	i := gitGlobalEnd(a)
+	if i+1 >= len(a) {
+		return nil
+	}
+	return a[i+1:]
+}
+
+func anyGlobal(a []field, pred func(string) bool) bool {
+	for _, f := range a[:min(gitGlobalEnd(a), len(a))] {
+		if pred(f.s) {
+			return true
+		}
+	}
+	return false
+}
+
+// gitConfigOverride reports -c NAME=VALUE and --config-env: config keys such
+// as core.fsmonitor, core.pager or alias.* run programs.
+func gitConfigOverride(a []field) bool {
+	return anyGlobal(a, func(s string) bool {
+		return s == "-c" || s == "--config-env" || strings.HasPrefix(s, "--config-env=")
+	})
+}
+
+// gitConfigWrite reports every `git config` form except plain reads.
+func gitConfigWrite(a []field) bool {
+	if gitSub(a) != "config" {
+		return false
+	}
+	args := gitArgs(a)
+	read := false
+	operands := 0
+	for i := 0; i < len(args); i++ {
+		s := args[i].s
+		switch {
+		case s == "get" || s == "list" || s == "--get" || s == "--get-all" || s == "--get-regexp" || s == "--get-urlmatch" ||
+			s == "--get-color" || s == "--get-colorbool" || s == "--list" || s == "-l" || s == "--show-origin" || s == "--show-scope" ||
+			s == "--name-only" || s == "-z" || s == "--null" || s == "--includes" || s == "--no-includes" ||
+			s == "--global" || s == "--system" || s == "--local" || s == "--worktree" || s == "--bool" || s == "--int" ||
+			s == "--path" || s == "--type" || strings.HasPrefix(s, "--type=") || s == "--default" || strings.HasPrefix(s, "--default="):
+			if s == "get" || s == "list" || strings.HasPrefix(s, "--get") || s == "--list" || s == "-l" {
+				read = true
+			}
+			if s == "--type" || s == "--default" {
+				i++
+			}
+		case s == "-f" || s == "--file" || s == "--blob":
+			i++
+		case strings.HasPrefix(s, "--file=") || strings.HasPrefix(s, "--blob="):
+		case strings.HasPrefix(s, "-"):
+			return true // --add, --unset, --replace-all, --edit, --rename-section, ...
+		default:
+			operands++
+		}
+	}
+	if read {
+		return false
+	}
+	return operands != 1 // `git config KEY` reads; KEY VALUE writes
+}
+
+// gitRunsCommand reports git subcommands that run a command given on the
+// command line.
+func gitRunsCommand(a []field) bool {
+	args := gitArgs(a)
+	switch gitSub(a) {
+	case "submodule":
+		return hasArg(args, "foreach")
+	case "bisect":
+		return hasArg(args, "run")
+	case "rebase":
+		return hasPrefixArg(args, "--exec", "-x")
+	case "filter-branch", "filter-repo", "difftool", "mergetool", "daemon", "instaweb", "credential", "upload-pack", "receive-pack", "web--browse":
+		return true
+	case "clone":
+		return hasPrefixArg(args, "--upload-pack", "--receive-pack", "--exec", "-u")
+	case "fetch", "pull", "push", "ls-remote", "archive", "submodule--helper":
+		return hasPrefixArg(args, "--upload-pack", "--receive-pack", "--exec")
+	case "grep":
+		return hasPrefixArg(args, "--open-files-in-pager", "-O")
+	}
+	return false
+}
+
+// gitDanger are git long options that run programs, write files or point
+// git at other repositories. git accepts any unique prefix of a long
+// option, so a word that is a prefix of one of these asks.
+var gitDanger = []string{"output", "output-directory", "ext-diff", "textconv", "exec", "exec-path", "upload-pack",
+	"receive-pack", "open-files-in-pager", "config", "config-env", "template", "separate-git-dir", "git-dir",
+	"work-tree", "extcmd", "tool", "strategy", "upload-archive", "remote"}
+
+// gitExact are options that are prefixes of a gitDanger entry but are
+// options of their own (an exact name wins over an abbreviation).
+var gitExact = map[string]bool{"text": true, "exit-code": true}
+
+// gitShortDanger lists short options that run programs or write files, per
+// subcommand.
+var gitShortDanger = map[string]string{"format-patch": "o", "rebase": "x", "grep": "O", "clone": "cu", "archive": "o"}
+
+func (a *analyzer) git(fs []field) (string, string) {
+	args := fs[1:]
+	for _, f := range args {
+		if f.dyn && !f.glob || f.glob && !safeGlobStart(f.pat) {
+			return "not understood: a word only known at run time in git's arguments (it could be an option)", ""
+		}
+	}
+	i := 0
+globals:
+	for i < len(args) {
+		s := args[i].s
+		name, _, _ := strings.Cut(s, "=")
+		switch name {
+		case "-C":
+			i += 2
+		case "-c", "--config-env":
+			return "", "git " + name + " sets configuration that can run programs"
+		case "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--bare", "--attr-source", "--list-cmds":
+			return "", "git " + name + " points git at other files"
+		case "--exec-path":
+			if s != name {
+				return "", "git --exec-path= runs git's programs from another directory"
+			}
+			i++
+		case "-P", "--no-pager", "-p", "--paginate", "--no-replace-objects", "--literal-pathspecs", "--glob-pathspecs",
+			"--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks", "--no-lazy-fetch", "--no-advice",
+			"--version", "--help", "--html-path", "--man-path", "--info-path":
+			i++
+		default:
+			if strings.HasPrefix(s, "-") {
+				return "not understood: git global option " + s, ""
+			}
+			break globals
+		}
+	}
+	if i >= len(args) {
+		return "", ""
+	}
+	sub := args[i].s
+	rest := args[i+1:]
+	shortDanger := gitShortDanger[sub]
+	noIndex := false
+	for j := 0; j < len(rest); j++ {
+		s := rest[j].s
+		if s == "--" {
+			break
+		}
+		if long, ok := strings.CutPrefix(s, "--"); ok {
+			name, val, hasVal := strings.Cut(long, "=")
+			if name == "no-index" {
+				noIndex = true
+			}
+			if gitExact[name] {
+				continue
+			}
+			for _, d := range gitDanger {
+				if strings.HasPrefix(d, name) {
+					return "", "git " + sub + " --" + name + " may run a program or write a file (it abbreviates --" + d + ")"
+				}
+			}
+			if sub == "commit" && (name == "file" || name == "template") {
+				if !hasVal && j+1 < len(rest) {
+					j++
+					val = rest[j].s
+				}
+				a.addRead(field{s: val}, "git commit --"+name, false)
+			}
+			continue
+		}
+		if len(s) > 1 && s[0] == '-' {
+			if strings.ContainsAny(s[1:], shortDanger) && shortDanger != "" {
+				return "", "git " + sub + " " + s + " may run a program or write a file"
+			}
+			if sub == "commit" && (s == "-F" || s == "-t") && j+1 < len(rest) {
+				j++
+				a.addRead(rest[j], "git commit "+s, false)
+			}
+		}
+	}
+	if sub == "diff" && noIndex {
+		for _, f := range rest {
+			if !strings.HasPrefix(f.s, "-") {
+				a.addRead(f, "git diff --no-index", true)
+			}
+		}
+	}
+	return "", ""
+}

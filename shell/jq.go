@@ -1,0 +1,80 @@
+package shell
+
+// jq: filters cannot run programs; the files it reads are judged.
+
+import (
+	"strings"
+)
+
+// jq judges jq: its filter cannot run programs; files it reads come from
+// operands, -f, --rawfile and --slurpfile.
+func (a *analyzer) jq(fs []field) (string, string) {
+	p := programs["jq"]
+	args := fs[1:]
+	haveFilter, positional := false, false
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if positional {
+			continue
+		}
+		if f.dyn || f.glob {
+			if !haveFilter {
+				return "not understood: a jq filter or option only known at run time", ""
+			}
+			a.addRead(f, "jq", false)
+			continue
+		}
+		s := f.s
+		switch {
+		case s == "--args" || s == "--jsonargs":
+			positional = true
+		case s == "--arg" || s == "--argjson":
+			i += 2
+		case s == "--slurpfile" || s == "--rawfile":
+			if i+2 < len(args) {
+				a.addRead(args[i+2], "jq "+s, false)
+			}
+			i += 2
+		case s == "--indent":
+			i++
+		case strings.HasPrefix(s, "--"):
+			name := strings.TrimPrefix(s, "--")
+			k, ok := p.long[name]
+			if !ok {
+				return "not understood: jq option " + s, ""
+			}
+			if k == '=' && i+1 < len(args) {
+				i++
+				if name == "from-file" {
+					a.addRead(args[i], "jq "+s, false)
+					haveFilter = true
+				}
+			}
+		case len(s) > 1 && s[0] == '-':
+			for j := 1; j < len(s); j++ {
+				c := s[j]
+				switch {
+				case strings.IndexByte(p.short, c) >= 0:
+				case c == 'f' || c == 'L':
+					if i+1 < len(args) {
+						i++
+						if c == 'f' {
+							a.addRead(args[i], "jq -f", false)
+							haveFilter = true
+						}
+					}
+					j = len(s)
+				default:
+					return "not understood: jq option -" + string(c), ""
+				}
+			}
+		default:
+			if !haveFilter {
+				haveFilter = true
+				continue
+			}
+			a.addRead(f, "jq", false)
+		}
+	}
+	return "", ""
+}
