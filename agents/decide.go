@@ -41,8 +41,13 @@ const (
 	// DefaultConnectGrace is how long a hook keeps trying to reach a daemon
 	// it has never reached (a daemon that is just starting).
 	DefaultConnectGrace = 3 * time.Second
-	// cancelTimeout bounds the best-effort Cancel after the agent gave up.
+	// cancelTimeout bounds the Cancel after the agent cancelled the call
+	// (it is waiting for the hook to exit).
 	cancelTimeout = 2 * time.Second
+	// withdrawGrace bounds the retried Cancel after the hook's own deadline,
+	// which may find the daemon restarting; it fits in the 20 s between
+	// DefaultHookTimeout and the README's hook timeout.
+	withdrawGrace = 10 * time.Second
 	// maxReasonRunes keeps reasons sent back to an agent readable.
 	maxReasonRunes = 1000
 )
@@ -127,11 +132,11 @@ func decide(ctx context.Context, d Decider, call gate.Call, o Options) Verdict {
 	case ctx.Err() != nil:
 		// The agent cancelled the hook (signal) or the MCP request: withdraw
 		// the prompt so nobody approves a call that will never run.
-		withdraw(ctx, d, a, "the agent cancelled the call", log)
-		return deny("the call was cancelled before a decision")
+		w := withdraw(ctx, d, a, "the agent cancelled the call", cancelTimeout, log)
+		return deny("the call was cancelled before a decision; %s", w)
 	case waitCtx.Err() != nil:
-		withdraw(ctx, d, a, "the agent's hook stopped waiting", log)
-		return deny("no decision in time (waited %s); the approval was withdrawn", o.timeout())
+		w := withdraw(ctx, d, a, "the agent's hook stopped waiting", withdrawGrace, log)
+		return deny("no decision in time (waited %s); %s", o.timeout(), w)
 	case errors.Is(err, gate.ErrConflict):
 		// Never retried: the key names another call, whose decision this
 		// call must not receive.
@@ -149,20 +154,48 @@ func decide(ctx context.Context, d Decider, call gate.Call, o Options) Verdict {
 		return deny("daemon unreachable, denied to be safe (%s). Start it with `approvalbot serve` or check APPROVALBOT_URL", clip(err.Error()))
 	default:
 		log.Warn("approvalbot: no decision", "err", err)
-		withdraw(ctx, d, a, "the agent's hook failed", log)
-		return deny("no decision, denied to be safe: %s", clip(err.Error()))
+		w := withdraw(ctx, d, a, "the agent's hook failed", cancelTimeout, log)
+		return deny("no decision, denied to be safe: %s; %s", clip(err.Error()), w)
 	}
 }
 
-// withdraw cancels a still-pending approval, best effort.
-func withdraw(ctx context.Context, d Decider, a *gate.Approval, reason string, log *slog.Logger) {
-	if a == nil || a.ID == "" || a.Status != gate.StatusPending {
-		return
+// withdraw cancels a still-pending approval, retrying with backoff for up
+// to grace (the daemon may be restarting), and says what became of it, for
+// the agent's message: only an approval the daemon confirmed as closed is
+// reported as withdrawn.
+func withdraw(ctx context.Context, d Decider, a *gate.Approval, reason string, grace time.Duration, log *slog.Logger) string {
+	if a == nil || a.ID == "" {
+		return "no approval was recorded for it"
 	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+	if a.Status != gate.StatusPending {
+		return "its approval is " + string(a.Status)
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
 	defer cancel()
-	if _, err := d.Cancel(cctx, a.ID, reason); err != nil {
-		log.Warn("cancel approval", "approval", a.ID, "err", err)
+	backoff := 100 * time.Millisecond
+	for {
+		got, err := d.Cancel(cctx, a.ID, reason)
+		switch {
+		case err == nil:
+			return "the approval was withdrawn"
+		case errors.Is(err, gate.ErrAlreadyDecided):
+			if got != nil {
+				return fmt.Sprintf("the approval was closed as %s before it could be withdrawn; the call was not run", got.Status)
+			}
+			return "the approval was closed before it could be withdrawn; the call was not run"
+		case errors.Is(err, gate.ErrNotFound):
+			return "the daemon no longer knows the approval"
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-cctx.Done():
+			t.Stop()
+			log.Warn("cancel approval", "approval", a.ID, "err", err)
+			return fmt.Sprintf("the approval %s could not be withdrawn (%s); it stays pending until %s, and the call was not run",
+				a.ID, clip(err.Error()), a.Deadline.Format(time.RFC3339))
+		case <-t.C:
+		}
+		backoff = min(backoff*2, time.Second)
 	}
 }
 

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"approvalbot/gate"
@@ -177,32 +179,41 @@ func (c *Client) Submit(ctx context.Context, call gate.Call, wait time.Duration)
 // Backoff bounds for SubmitAndWait's retries.
 const (
 	minRetry = 100 * time.Millisecond
-	maxRetry = 5 * time.Second
+	maxRetry = 2 * time.Second
 )
 
 // SubmitAndWait posts the call and waits until its approval is final or ctx
 // ends (then ctx's error, with the approval as last seen).
 //
-// Until the daemon has answered once, it retries for connectGrace and then
-// gives up with an error wrapping ErrUnreachable, so a hook fails closed
-// quickly when no daemon runs. After first contact, lost connections (a
-// daemon restart) are retried with capped backoff until ctx ends: before the
-// approval's id is known by re-posting the same call (the same idempotency
-// key, or the same body from which the server derives one), then by
-// long-polling the approval by id, which is durable across restarts and
-// never makes a second prompt.
+// It first submits without waiting, to learn the approval's id at once,
+// then long-polls the approval by id. Only while no request has reached the
+// daemon (nothing was ever written on a connection to it) does it give up,
+// after connectGrace, with an error wrapping ErrUnreachable, so a hook fails
+// closed quickly when no daemon runs. Once a request was sent, a lost
+// connection means the daemon restarted or crashed with the call possibly
+// stored: it retries with capped backoff until ctx ends, re-posting the
+// same call (the same idempotency key, or the same body from which the
+// server derives one) until it knows the id, then long-polling by id, which
+// is durable across restarts and never makes a second prompt.
 func (c *Client) SubmitAndWait(ctx context.Context, call gate.Call, connectGrace time.Duration) (*gate.Approval, error) {
 	start := time.Now()
-	contacted := false
+	var sent atomic.Bool
+	tctx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(i httptrace.WroteRequestInfo) {
+			if i.Err == nil {
+				sent.Store(true)
+			}
+		},
+	})
 	backoff := minRetry
 	var last *gate.Approval
 	for {
 		var a *gate.Approval
 		var err error
 		if last == nil {
-			a, err = c.Submit(ctx, call, c.pollWait)
+			a, err = c.Submit(tctx, call, 0)
 		} else {
-			a, err = c.Get(ctx, last.ID, c.pollWait)
+			a, err = c.Get(tctx, last.ID, c.pollWait)
 			if errors.Is(err, gate.ErrNotFound) {
 				// The daemon lost it (should not happen): re-attach by key.
 				last = nil
@@ -210,7 +221,7 @@ func (c *Client) SubmitAndWait(ctx context.Context, call gate.Call, connectGrace
 			}
 		}
 		if err == nil {
-			contacted, backoff = true, minRetry
+			backoff = minRetry
 			if a.Status.Final() {
 				return a, nil
 			}
@@ -223,7 +234,7 @@ func (c *Client) SubmitAndWait(ctx context.Context, call gate.Call, connectGrace
 		if !retryable(err) {
 			return last, err
 		}
-		if !contacted && time.Since(start)+backoff > connectGrace {
+		if !sent.Load() && time.Since(start)+backoff > connectGrace {
 			if errors.Is(err, ErrUnreachable) {
 				return nil, err
 			}
