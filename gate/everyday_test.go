@@ -18,12 +18,12 @@ import (
 )
 
 // everydayAllowedFloor is the least share of testdata/everyday.txt the
-// default rules must allow. Measured on aed457a (the state before this
-// round's shell work): 170 of 588 lines allowed, 28.9%; the floor is that
-// minus two points.
-// TODO: raise to the measured share minus a margin once the shell rewrite
-// lands.
-const everydayAllowedFloor = 0.27
+// default rules must allow: security must not be bought by asking about
+// everything. Measured on aed457a (before "understood, or ask"): 170 of 588
+// lines, 28.9%; after it, with the default rules widened to the read-only
+// idioms the analysis now understands: 216 of 588, 36.7%. The floor is that
+// minus about two points.
+const everydayAllowedFloor = 0.345
 
 // everydayTree makes a small project on disk, as an agent would find it
 // (sources, docs, a .env with a secret, a .git directory), since the gate
