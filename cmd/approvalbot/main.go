@@ -36,19 +36,20 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"serve":   {"run the daemon (settings from APPROVALBOT_* environment variables)", runServe},
-		"check":   {"evaluate one call offline and explain it", runCheck},
-		"hook":    {"agent hook adapter: hook claude | hook codex", runHook},
-		"mcp":     {"stdio MCP server with a permission-prompt tool", runMCP},
-		"watch":   {"answer pending approvals in the terminal", runWatch},
-		"pending": {"list pending approvals", runPending},
-		"approve": {"approve ID [--always]", runApprove},
-		"deny":    {"deny ID [--reason R] [--stop]", runDeny},
-		"rules":   {"rules list|add|rm: the Always rules", runRules},
-		"mode":    {"mode AGENT [interactive|strict|approve_all]", runMode},
-		"audit":   {"audit [--verify]: the audit log", runAudit},
-		"doctor":  {"check settings, rules, data dir and frontends", runDoctor},
-		"version": {"print the version", runVersion},
+		"serve":      {"run the daemon (settings from APPROVALBOT_* environment variables)", runServe},
+		"check":      {"evaluate one call offline and explain it", runCheck},
+		"hook":       {"agent hook adapter: hook claude | hook codex", runHook},
+		"mcp":        {"stdio MCP server with a permission-prompt tool", runMCP},
+		"watch":      {"answer pending approvals in the terminal", runWatch},
+		"pending":    {"list pending approvals", runPending},
+		"approve":    {"approve ID [--always]", runApprove},
+		"deny":       {"deny ID [--reason R] [--stop]", runDeny},
+		"rules":      {"rules list|add|rm: the Always rules", runRules},
+		"mode":       {"mode AGENT [interactive|strict|approve_all]", runMode},
+		"audit":      {"audit [--verify]: the audit log", runAudit},
+		"doctor":     {"check settings, rules, data dir and frontends", runDoctor},
+		"version":    {"print the version", runVersion},
+		"completion": {"completion bash|zsh|fish: print a shell completion script", runCompletion},
 	}
 }
 
@@ -61,11 +62,22 @@ func main() {
 
 func dispatch(ctx context.Context, e *env, args []string) int {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage(e.stdout, cmds)
-		if len(args) == 0 {
-			return exitUsage
+	switch {
+	case len(args) == 0:
+		usage(e.stderr, cmds)
+		return exitUsage
+	case args[0] == "-v" || args[0] == "--version":
+		return runVersion(ctx, e, nil)
+	case args[0] == "help" && len(args) > 1:
+		// `help CMD` is `CMD --help`.
+		if c, ok := cmds[args[1]]; ok {
+			return c.run(ctx, e, []string{"--help"})
 		}
+		fmt.Fprintf(e.stderr, "approvalbot: unknown command %q\n", args[1])
+		usage(e.stderr, cmds)
+		return exitUsage
+	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
+		usage(e.stdout, cmds)
 		return exitOK
 	}
 	c, ok := cmds[args[0]]
@@ -83,8 +95,9 @@ func usage(w io.Writer, cmds map[string]command) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	fmt.Fprintln(w, "usage: approvalbot COMMAND [ARGS]")
+	fmt.Fprintln(w, "usage: approvalbot COMMAND [ARGS]    (approvalbot help COMMAND for its flags)")
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}
+	fmt.Fprintln(w, "  --version  print the version")
 }
