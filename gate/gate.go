@@ -144,7 +144,7 @@ func (g *Gate) SetRulesError(msg string) {
 
 // AddNotifier registers a frontend. Call before Start.
 func (g *Gate) AddNotifier(n Notifier) {
-	q := newNotifierQueue(n, g.logger, g.done)
+	q := newNotifierQueue(n, g, g.done)
 	g.mu.Lock()
 	g.notifiers = append(g.notifiers, q)
 	g.mu.Unlock()

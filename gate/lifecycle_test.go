@@ -90,30 +90,35 @@ func (h *harness) submit(c gate.Call) *gate.Approval {
 	return a
 }
 
-// recorder is a Notifier that records what it was told.
+// recorder is a Notifier that records what it was told: notified holds
+// every prompt shown or refreshed, resolved every outcome.
 type recorder struct {
 	mu       sync.Mutex
-	notified []*gate.Approval
-	resolved []*gate.Approval
+	notified []gate.View
+	resolved []gate.View
 	changed  chan struct{}
 }
 
 func newRecorder() *recorder { return &recorder{changed: make(chan struct{}, 1000)} }
 
 func (r *recorder) Name() string { return "rec" }
-func (r *recorder) Notify(_ context.Context, a *gate.Approval) error {
-	r.mu.Lock()
-	r.notified = append(r.notified, a)
-	r.mu.Unlock()
-	r.changed <- struct{}{}
+func (r *recorder) Show(_ context.Context, v gate.View) (gate.MessageRef, error) {
+	r.record(v)
+	return gate.MessageRef{ChatID: "c", MessageID: v.Approval.ID}, nil
+}
+func (r *recorder) Update(_ context.Context, _ gate.MessageRef, v gate.View) error {
+	r.record(v)
 	return nil
 }
-func (r *recorder) Resolved(_ context.Context, a *gate.Approval) error {
+func (r *recorder) record(v gate.View) {
 	r.mu.Lock()
-	r.resolved = append(r.resolved, a)
+	if v.Approval.Status.Final() {
+		r.resolved = append(r.resolved, v)
+	} else {
+		r.notified = append(r.notified, v)
+	}
 	r.mu.Unlock()
 	r.changed <- struct{}{}
-	return nil
 }
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -503,9 +508,9 @@ func TestRestart(t *testing.T) {
 	}
 	waitFor(t, "re-notify", func() bool { h.notes.mu.Lock(); defer h.notes.mu.Unlock(); return len(h.notes.notified) == 5 })
 	h.notes.mu.Lock()
-	for _, a := range h.notes.notified {
-		if a.Restarts == 0 {
-			t.Errorf("re-notified %s without Restarts", a.ID)
+	for _, v := range h.notes.notified {
+		if v.Restarted.IsZero() {
+			t.Errorf("re-notified %s without the restart", v.Approval.ID)
 		}
 	}
 	h.notes.mu.Unlock()
@@ -527,6 +532,8 @@ func TestRestartExpiresOverdue(t *testing.T) {
 	now.Store(&start)
 	h := newHarness(t, gate.Config{Timeout: time.Hour, Now: func() time.Time { return *now.Load() }})
 	a := h.submit(call("AskTool", `{}`))
+	// Shown before the restart, so there is a message to show the expiry on.
+	waitFor(t, "notify", func() bool { h.notes.mu.Lock(); defer h.notes.mu.Unlock(); return len(h.notes.notified) == 1 })
 	later := start.Add(2 * time.Hour)
 	now.Store(&later)
 	h.restart()
