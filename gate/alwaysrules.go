@@ -48,12 +48,12 @@ func (g *Gate) addRule(ctx context.Context, r AlwaysRule, cascade bool) (AlwaysR
 	if _, err := CompileAlways([]AlwaysRule{r}); err != nil {
 		return r, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	if err := g.store.AddRule(ctx, r); err != nil {
+	err := g.store.AddRule(ctx, r, AuditEntry{Event: "rule_added", Time: r.CreatedAt, ApprovalID: r.ApprovalID,
+		Agent: r.Agent, Tool: r.Tool, By: r.CreatedBy, Detail: string(r.Scope) + " " + r.Pattern})
+	if err != nil {
 		return r, fmt.Errorf("store always rule: %w", err)
 	}
 	g.forgetAlways(r.Agent)
-	g.audit(ctx, AuditEntry{Event: "rule_added", Agent: r.Agent, Tool: r.Tool, By: r.CreatedBy,
-		Detail: string(r.Scope) + " " + r.Pattern}, true)
 	if cascade {
 		by := r.CreatedBy
 		if by == "" {
@@ -75,8 +75,8 @@ func (g *Gate) RemoveRule(ctx context.Context, id, by string) (AlwaysRule, error
 		return r, fmt.Errorf("delete always rule %s: %w", id, err)
 	}
 	g.forgetAlways(r.Agent)
-	g.audit(ctx, AuditEntry{Event: "rule_removed", Agent: r.Agent, Tool: r.Tool, By: by,
-		Detail: string(r.Scope) + " " + r.Pattern}, true)
+	_ = g.audit(ctx, AuditEntry{Event: "rule_removed", Agent: r.Agent, Tool: r.Tool, By: by,
+		Detail: string(r.Scope) + " " + r.Pattern})
 	return r, nil
 }
 
@@ -119,13 +119,13 @@ func (g *Gate) SetMode(ctx context.Context, agent string, m Mode, by string) err
 	if !m.Valid() {
 		return fmt.Errorf("%w: unknown mode %q (interactive, strict, approve_all)", ErrInvalid, m)
 	}
-	if err := g.store.SetMode(ctx, agent, m); err != nil {
+	err := g.store.SetMode(ctx, agent, m, AuditEntry{Event: "mode", Time: g.now(), Agent: agent, By: by, Detail: string(m)})
+	if err != nil {
 		return fmt.Errorf("store mode of %s: %w", agent, err)
 	}
 	g.mu.Lock()
 	g.modes[agent] = m
 	g.mu.Unlock()
-	g.audit(ctx, AuditEntry{Event: "mode", Agent: agent, By: by, Detail: string(m)}, true)
 	if m != ModeInteractive {
 		g.cascade(ctx, agent, by+" (mode "+string(m)+")", "mode")
 	}

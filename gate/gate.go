@@ -17,9 +17,6 @@ import (
 const (
 	DefaultTimeout    = 10 * time.Minute
 	DefaultDenyMemory = 5 * time.Minute
-	// auditInflight bounds audit writes of at-once answers in flight; bbolt
-	// group-commits concurrent writes, so callers do not each pay an fsync.
-	auditInflight = 256
 )
 
 // Limits on what a call may carry, so a client cannot bloat the store.
@@ -83,8 +80,6 @@ type Gate struct {
 
 	policy    atomic.Pointer[Policy]
 	rulesErr  atomic.Pointer[string]
-	auditSem  chan struct{}
-	auditWG   sync.WaitGroup
 	notifiers []*notifierQueue
 
 	mu      sync.Mutex
@@ -92,11 +87,14 @@ type Gate struct {
 	started bool
 	waiters map[string]chan struct{} // closed when the approval becomes final
 	timers  map[string]*time.Timer
-	pending int
-	always  map[string]*AlwaysSet // per agent, compiled from the store
-	modes   map[string]Mode
-	subs    map[*subscriber]struct{}
-	done    chan struct{}
+	// creating holds approvals stored but not yet announced by Submit;
+	// the value is the final state a decision reached in between (else nil).
+	creating map[string]*Approval
+	pending  int
+	always   map[string]*AlwaysSet // per agent, compiled from the store
+	modes    map[string]Mode
+	subs     map[*subscriber]struct{}
+	done     chan struct{}
 }
 
 // New returns a gate on store with the compiled policy p.
@@ -117,8 +115,8 @@ func New(cfg Config, p *Policy, store Store, logger *slog.Logger) *Gate {
 		cfg:      cfg,
 		store:    store,
 		logger:   logger,
-		auditSem: make(chan struct{}, auditInflight),
 		waiters:  make(map[string]chan struct{}),
+		creating: make(map[string]*Approval),
 		timers:   make(map[string]*time.Timer),
 		always:   make(map[string]*AlwaysSet),
 		modes:    make(map[string]Mode),
@@ -205,7 +203,7 @@ func (g *Gate) Start(ctx context.Context) error {
 	return nil
 }
 
-// Close stops timers and notifier goroutines and waits for audit writes.
+// Close stops timers and notifier goroutines.
 // Waiters get ErrClosed. Pending approvals stay pending in the store.
 func (g *Gate) Close() error {
 	g.mu.Lock()
@@ -228,7 +226,6 @@ func (g *Gate) Close() error {
 	for _, q := range qs {
 		q.wait()
 	}
-	g.auditWG.Wait()
 	return nil
 }
 

@@ -119,7 +119,7 @@ func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) {
 	a.ID, a.Evaluation = newID(), ev
 	switch ev.Decision {
 	case Allow, Deny:
-		return g.answerAtOnce(ctx, a, ev.Decision, ev.Reason, "rules"), nil
+		return g.answerAtOnce(ctx, a, ev.Decision, ev.Reason, "rules")
 	}
 	// A person denied this exact call moments ago: say so again instead of
 	// prompting again.
@@ -132,7 +132,7 @@ func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) {
 				reason += ": " + d.Reason
 			}
 			a.DecidedBy = d.By
-			return g.answerAtOnce(ctx, a, Deny, reason, "memory"), nil
+			return g.answerAtOnce(ctx, a, Deny, reason, "memory")
 		case !errors.Is(err, ErrNotFound):
 			return nil, fmt.Errorf("look up denial memory: %w", err)
 		}
@@ -140,27 +140,56 @@ func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) {
 
 	a.Status = StatusPending
 	a.Deadline = arrived.Add(g.cfg.Timeout)
-	stored, err := g.store.CreateApproval(ctx, a)
-	if errors.Is(err, ErrExists) || errors.Is(err, ErrConflict) {
-		return g.reused(ctx, stored, a, err) // a racing submit under the same key won
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store approval for %s call of %s: %w", c.Tool, c.Agent, err)
-	}
-	g.audit(ctx, AuditEntry{Event: "pending", ApprovalID: a.ID, Agent: a.Agent, Tool: a.Tool,
-		Digest: digest, Status: StatusPending, Detail: ev.Reason}, true)
+	// From the commit on, a decision may reach the approval (a racing
+	// submit attached and was answered, the pending list showed it) before
+	// it is announced; registering it first lets finish leave the
+	// announcement of both to this call, in order.
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
-		return stored, nil // stays pending in the store; the next start re-notifies
+		return nil, ErrClosed
+	}
+	g.creating[a.ID] = nil
+	g.mu.Unlock()
+	stored, err := g.store.CreateApproval(ctx, a, AuditEntry{Event: "pending", Time: g.now(), Agent: a.Agent,
+		Tool: a.Tool, Digest: digest, Status: StatusPending, Detail: ev.Reason})
+	if err != nil {
+		g.mu.Lock()
+		delete(g.creating, a.ID)
+		g.mu.Unlock()
+		if errors.Is(err, ErrExists) || errors.Is(err, ErrConflict) {
+			return g.reused(ctx, stored, a, err) // a racing submit under the same key won
+		}
+		return nil, fmt.Errorf("store approval for %s call of %s: %w", c.Tool, c.Agent, err)
+	}
+	return g.announce(stored), nil
+}
+
+// announce publishes a stored pending approval and hands it to the
+// frontends, unless a decision came first: then both events go out, in
+// order, and no prompt is sent for a call that is already decided. It
+// returns the approval as it now is.
+func (g *Gate) announce(stored *Approval) *Approval {
+	g.mu.Lock()
+	early := g.creating[stored.ID]
+	delete(g.creating, stored.ID)
+	if g.closed {
+		g.mu.Unlock()
+		return stored // stays pending in the store; the next start re-notifies
+	}
+	g.publishLocked(Event{Type: EventApprovalRequired, Approval: stored})
+	if early != nil {
+		g.publishLocked(Event{Type: EventApprovalResolved, Approval: early})
+		g.mu.Unlock()
+		g.logger.Info("approval decided before it was announced", "approval", early.ID, "status", early.Status)
+		return early
 	}
 	g.pending++
-	g.armTimerLocked(a.ID, a.Deadline)
-	g.publishLocked(Event{Type: EventApprovalRequired, Approval: stored})
+	g.armTimerLocked(stored.ID, stored.Deadline)
 	g.mu.Unlock()
 	g.notify(stored)
-	g.logger.Info("approval pending", "approval", a.ID, "agent", a.Agent, "tool", a.Tool)
-	return stored, nil
+	g.logger.Info("approval pending", "approval", stored.ID, "agent", stored.Agent, "tool", stored.Tool)
+	return stored
 }
 
 // reused answers a call whose key names the approval prev: prev itself when
@@ -170,15 +199,18 @@ func (g *Gate) reused(ctx context.Context, prev, next *Approval, err error) (*Ap
 		return prev, nil
 	}
 	if errors.Is(err, ErrConflict) {
-		g.audit(ctx, AuditEntry{Event: "idempotency_conflict", ApprovalID: prev.ID, Agent: next.Agent,
-			Tool: next.Tool, Digest: next.Digest, Detail: "key " + clipKey(next.IdempotencyKey) + " reused for another call"}, true)
+		_ = g.audit(ctx, AuditEntry{Event: "idempotency_conflict", ApprovalID: prev.ID, Agent: next.Agent,
+			Tool: next.Tool, Digest: next.Digest, Detail: "key " + clipKey(next.IdempotencyKey) + " reused for another call"})
 		g.logger.Warn("idempotency key reused for another call", "approval", prev.ID, "agent", next.Agent, "tool", next.Tool)
 	}
 	return nil, err
 }
 
-// answerAtOnce completes a call the rules (or denial memory) decided.
-func (g *Gate) answerAtOnce(ctx context.Context, a *Approval, d Action, reason, via string) *Approval {
+// answerAtOnce completes a call the rules (or denial memory) decided. The
+// answer is returned only once its audit entry is on disk (concurrent
+// answers share a commit); if it cannot be written, the call fails rather
+// than be answered unaudited.
+func (g *Gate) answerAtOnce(ctx context.Context, a *Approval, d Action, reason, via string) (*Approval, error) {
 	a.Decision = d
 	a.Reason = reason
 	a.Via = via
@@ -188,34 +220,26 @@ func (g *Gate) answerAtOnce(ctx context.Context, a *Approval, d Action, reason, 
 	}
 	t := a.CreatedAt
 	a.DecidedAt = &t
-	g.audit(ctx, AuditEntry{Event: "evaluated", ApprovalID: a.ID, Agent: a.Agent, Tool: a.Tool,
-		Digest: a.Digest, Status: a.Status, Decision: d, By: a.DecidedBy, Detail: reason}, false)
-	return a
+	err := g.audit(ctx, AuditEntry{Event: "evaluated", ApprovalID: a.ID, Agent: a.Agent, Tool: a.Tool,
+		Digest: a.Digest, Status: a.Status, Decision: d, By: a.DecidedBy, Detail: reason})
+	if err != nil {
+		return nil, fmt.Errorf("audit %s answer to %s call of %s: %w", a.Status, a.Tool, a.Agent, err)
+	}
+	return a, nil
 }
 
-// audit appends e. Entries for approvals are written before returning;
-// entries for at-once answers are written in the background (bbolt groups
-// concurrent writes into one fsync), so allowed calls stay fast. Close waits
-// for them.
-func (g *Gate) audit(ctx context.Context, e AuditEntry, sync bool) {
+// audit appends e, durably, for an event that changes no stored state
+// (state changes write their entry in their own transaction). bbolt
+// groups concurrent appends into one fsync.
+func (g *Gate) audit(ctx context.Context, e AuditEntry) error {
 	e.Time = g.now()
-	write := func() {
-		// Detached from the request: the audit line must be written even if
-		// the client has gone.
-		if _, err := g.store.AppendAudit(context.WithoutCancel(ctx), e); err != nil {
-			g.logger.Error("audit append failed", "event", e.Event, "approval", e.ApprovalID, "err", err)
-		}
+	// Detached from the request: the audit line must be written even if
+	// the client has gone.
+	if _, err := g.store.AppendAudit(context.WithoutCancel(ctx), e); err != nil {
+		g.logger.Error("audit append failed", "event", e.Event, "approval", e.ApprovalID, "err", err)
+		return err
 	}
-	if sync {
-		write()
-		return
-	}
-	g.auditSem <- struct{}{}
-	g.auditWG.Add(1)
-	go func() {
-		defer func() { <-g.auditSem; g.auditWG.Done() }()
-		write()
-	}()
+	return nil
 }
 
 // Wait blocks until the approval with id is final or ctx ends, and returns
@@ -367,22 +391,24 @@ func (g *Gate) expire(ctx context.Context, id string) (*Approval, error) {
 }
 
 // finish moves a pending approval to a final state with fn, atomically in
-// the store (so of racing decisions exactly one wins), then wakes waiters,
-// audits, publishes and tells the notifiers.
+// the store together with its audit entry (so of racing decisions exactly
+// one wins, and none is on disk unaudited), then wakes waiters, publishes
+// and tells the notifiers.
 func (g *Gate) finish(ctx context.Context, id string, fn func(*Approval) error) (*Approval, error) {
 	now := g.now()
 	var current *Approval
-	a, err := g.store.UpdateApproval(ctx, id, func(a *Approval) error {
+	a, err := g.store.UpdateApprovalAudit(ctx, id, func(a *Approval) (*AuditEntry, error) {
 		if a.Status.Final() {
 			current = a
-			return ErrAlreadyDecided
+			return nil, ErrAlreadyDecided
 		}
 		if err := fn(a); err != nil {
 			current = a
-			return err
+			return nil, err
 		}
 		a.DecidedAt = &now
-		return nil
+		return &AuditEntry{Event: "decided", Time: now, ApprovalID: a.ID, Agent: a.Agent, Tool: a.Tool,
+			Digest: a.Digest, Status: a.Status, Decision: a.Decision, By: a.DecidedBy, Detail: a.Reason}, nil
 	})
 	if err != nil {
 		if current != nil {
@@ -391,8 +417,6 @@ func (g *Gate) finish(ctx context.Context, id string, fn func(*Approval) error) 
 		}
 		return nil, fmt.Errorf("decide approval %s: %w", id, err)
 	}
-	g.audit(ctx, AuditEntry{Event: "decided", ApprovalID: a.ID, Agent: a.Agent, Tool: a.Tool,
-		Digest: a.Digest, Status: a.Status, Decision: a.Decision, By: a.DecidedBy, Detail: a.Reason}, true)
 	g.mu.Lock()
 	if t, ok := g.timers[id]; ok {
 		t.Stop()
@@ -401,6 +425,12 @@ func (g *Gate) finish(ctx context.Context, id string, fn func(*Approval) error) 
 	if ch, ok := g.waiters[id]; ok {
 		close(ch)
 		delete(g.waiters, id)
+	}
+	if _, ok := g.creating[id]; ok {
+		// Decided before its Submit announced it: announce publishes both.
+		g.creating[id] = a
+		g.mu.Unlock()
+		return a, nil
 	}
 	if g.pending > 0 {
 		g.pending--

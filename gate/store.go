@@ -30,7 +30,12 @@ type ApprovalStore interface {
 	// Reuse's error (wrapping ErrConflict). Neither: a is stored and the
 	// index moves to it. Lookup and create being one transaction, racing
 	// submits of one key never make two approvals that Reuse would join.
-	CreateApproval(ctx context.Context, a *Approval) (*Approval, error)
+	//
+	// The audit entries, if any, are appended in the same transaction as
+	// the approval (their ApprovalID set to a's when empty), so a stored
+	// approval always has them and an entry never names an approval that
+	// was not stored. Nothing is appended on attach or conflict.
+	CreateApproval(ctx context.Context, a *Approval, audit ...AuditEntry) (*Approval, error)
 	// GetApproval returns the approval with id, or ErrNotFound.
 	GetApproval(ctx context.Context, id string) (*Approval, error)
 	// FindApproval returns the latest approval for an agent's idempotency
@@ -40,20 +45,27 @@ type ApprovalStore interface {
 	// one transaction. If fn returns an error nothing is written and that
 	// error is returned. ErrNotFound for an unknown id.
 	UpdateApproval(ctx context.Context, id string, fn func(*Approval) error) (*Approval, error)
+	// UpdateApprovalAudit is UpdateApproval for state changes: the audit
+	// entry fn returns (nil: none; its ApprovalID defaults to id) is
+	// appended in the same transaction as the changed approval, so a crash
+	// never keeps one without the other.
+	UpdateApprovalAudit(ctx context.Context, id string, fn func(*Approval) (*AuditEntry, error)) (*Approval, error)
 	// ListApprovals returns approvals in creation order; status "" means all.
 	ListApprovals(ctx context.Context, status Status) ([]*Approval, error)
 }
 
 // RuleStore keeps Always rules and per-agent modes.
 type RuleStore interface {
-	// AddRule stores r; the caller sets the ID.
-	AddRule(ctx context.Context, r AlwaysRule) error
+	// AddRule stores r, and the audit entries in the same transaction; the
+	// caller sets the ID.
+	AddRule(ctx context.Context, r AlwaysRule, audit ...AuditEntry) error
 	// DeleteRule removes the rule with id and returns it, or ErrNotFound.
 	DeleteRule(ctx context.Context, id string) (AlwaysRule, error)
 	// ListRules returns the rules of agent, or of every agent for "".
 	ListRules(ctx context.Context, agent string) ([]AlwaysRule, error)
 	// SetMode stores an agent's mode; GetMode returns "" for an agent without one.
-	SetMode(ctx context.Context, agent string, m Mode) error
+	// SetMode appends the audit entries in its transaction.
+	SetMode(ctx context.Context, agent string, m Mode, audit ...AuditEntry) error
 	GetMode(ctx context.Context, agent string) (Mode, error)
 }
 
@@ -76,7 +88,8 @@ type DenialStore interface {
 
 // AuditLog is the append-only, hash-chained audit trail.
 type AuditLog interface {
-	// AppendAudit assigns e its sequence number and hashes and stores it.
+	// AppendAudit assigns e its sequence number and hashes and stores it,
+	// durably, before it returns. Concurrent appends may share one commit.
 	AppendAudit(ctx context.Context, e AuditEntry) (AuditEntry, error)
 	// ListAudit returns entries with Seq > after, at most limit (0: all).
 	ListAudit(ctx context.Context, after uint64, limit int) ([]AuditEntry, error)

@@ -104,7 +104,11 @@ func validApproval(a *gate.Approval) error {
 // make exactly one approval. An approval without an idempotency key is not
 // indexed. An id that is already used is an error wrapping gate.ErrInvalid
 // (not ErrExists, which means "attach to this one").
-func (s *Store) CreateApproval(ctx context.Context, a *gate.Approval) (*gate.Approval, error) {
+//
+// The audit entries are appended in the same transaction when a is stored
+// (never on attach or conflict), so the approval and its "pending" entry
+// reach the disk together or not at all.
+func (s *Store) CreateApproval(ctx context.Context, a *gate.Approval, audit ...gate.AuditEntry) (*gate.Approval, error) {
 	if a == nil {
 		return nil, fmt.Errorf("store: create approval: nil approval: %w", gate.ErrInvalid)
 	}
@@ -119,7 +123,10 @@ func (s *Store) CreateApproval(ctx context.Context, a *gate.Approval) (*gate.App
 	err := s.update(ctx, fmt.Sprintf("create approval %q", c.ID), func(tx *bolt.Tx) error {
 		var err error
 		existing, err = createInTx(tx, &c)
-		return err
+		if err != nil {
+			return err
+		}
+		return appendAllInTx(tx, c.ID, audit)
 	})
 	if err != nil {
 		return existing, err
@@ -225,6 +232,14 @@ func (s *Store) FindApproval(ctx context.Context, agent, idempotencyKey string) 
 // error is returned (wrapped). fn may not change the id, agent or
 // idempotency key (the indexes hang on them) nor set an unknown status.
 func (s *Store) UpdateApproval(ctx context.Context, id string, fn func(*gate.Approval) error) (*gate.Approval, error) {
+	return s.UpdateApprovalAudit(ctx, id, func(a *gate.Approval) (*gate.AuditEntry, error) { return nil, fn(a) })
+}
+
+// UpdateApprovalAudit is UpdateApproval for a state change: the audit entry
+// fn returns (nil: none; its ApprovalID defaults to id) is appended in the
+// same transaction as the changed approval, so neither reaches the disk
+// without the other.
+func (s *Store) UpdateApprovalAudit(ctx context.Context, id string, fn func(*gate.Approval) (*gate.AuditEntry, error)) (*gate.Approval, error) {
 	var out *gate.Approval
 	err := s.update(ctx, fmt.Sprintf("update approval %q", id), func(tx *bolt.Tx) error {
 		ab, err := openApprovalBuckets(tx)
@@ -236,7 +251,8 @@ func (s *Store) UpdateApproval(ctx context.Context, id string, fn func(*gate.App
 			return err
 		}
 		agent, key := a.Agent, a.IdempotencyKey
-		if err := fn(a); err != nil {
+		e, err := fn(a)
+		if err != nil {
 			return err
 		}
 		if a.ID != id || a.Agent != agent || a.IdempotencyKey != key {
@@ -247,6 +263,11 @@ func (s *Store) UpdateApproval(ctx context.Context, id string, fn func(*gate.App
 		}
 		if err := ab.put(seq, a); err != nil {
 			return err
+		}
+		if e != nil {
+			if err := appendAllInTx(tx, id, []gate.AuditEntry{*e}); err != nil {
+				return err
+			}
 		}
 		out = a
 		return nil

@@ -61,6 +61,20 @@ func (s *Store) AppendAudit(ctx context.Context, e gate.AuditEntry) (gate.AuditE
 	return e, nil
 }
 
+// appendAllInTx appends entries in tx (a state change's own transaction),
+// naming approvalID in those that name no approval.
+func appendAllInTx(tx *bolt.Tx, approvalID string, entries []gate.AuditEntry) error {
+	for _, e := range entries {
+		if e.ApprovalID == "" {
+			e.ApprovalID = approvalID
+		}
+		if err := appendInTx(tx, &e); err != nil {
+			return fmt.Errorf("append audit entry %s: %w", e.Event, err)
+		}
+	}
+	return nil
+}
+
 // appendInTx is AppendAudit's transaction; it sets e to the entry as stored.
 func appendInTx(tx *bolt.Tx, e *gate.AuditEntry) error {
 	b, err := bucket(tx, bucketAudit)

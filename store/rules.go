@@ -11,9 +11,10 @@ import (
 	"approvalbot/gate"
 )
 
-// AddRule stores r under its id (set by the caller). An id already in use is
-// an error wrapping gate.ErrExists. Rules list in the order they were added.
-func (s *Store) AddRule(ctx context.Context, r gate.AlwaysRule) error {
+// AddRule stores r under its id (set by the caller), and appends the audit
+// entries in the same transaction. An id already in use is an error
+// wrapping gate.ErrExists. Rules list in the order they were added.
+func (s *Store) AddRule(ctx context.Context, r gate.AlwaysRule, audit ...gate.AuditEntry) error {
 	if r.ID == "" {
 		return fmt.Errorf("store: add rule: rule without id: %w", gate.ErrInvalid)
 	}
@@ -42,7 +43,10 @@ func (s *Store) AddRule(ctx context.Context, r gate.AlwaysRule) error {
 		if err := byAgent.Put(append(agentKey(r.Agent), u64(seq)...), []byte(r.ID)); err != nil {
 			return err
 		}
-		return bySeq.Put(u64(seq), []byte(r.ID))
+		if err := bySeq.Put(u64(seq), []byte(r.ID)); err != nil {
+			return err
+		}
+		return appendAllInTx(tx, "", audit)
 	})
 }
 
@@ -109,8 +113,9 @@ func (s *Store) ListRules(ctx context.Context, agent string) ([]gate.AlwaysRule,
 }
 
 // SetMode stores an agent's mode; "" removes it, so the agent is back to the
-// default. An unknown mode is an error wrapping gate.ErrInvalid.
-func (s *Store) SetMode(ctx context.Context, agent string, m gate.Mode) error {
+// default. An unknown mode is an error wrapping gate.ErrInvalid. The audit
+// entries are appended in the same transaction.
+func (s *Store) SetMode(ctx context.Context, agent string, m gate.Mode, audit ...gate.AuditEntry) error {
 	if m != "" && !m.Valid() {
 		return fmt.Errorf("store: set mode of agent %q: mode %q: %w", agent, m, gate.ErrInvalid)
 	}
@@ -120,9 +125,14 @@ func (s *Store) SetMode(ctx context.Context, agent string, m gate.Mode) error {
 			return err
 		}
 		if m == "" {
-			return b.Delete(agentKey(agent))
+			err = b.Delete(agentKey(agent))
+		} else {
+			err = b.Put(agentKey(agent), []byte(m))
 		}
-		return b.Put(agentKey(agent), []byte(m))
+		if err != nil {
+			return err
+		}
+		return appendAllInTx(tx, "", audit)
 	})
 }
 
