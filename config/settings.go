@@ -32,6 +32,10 @@ type Settings struct {
 	DenyMemory  time.Duration     `envconfig:"DENY_MEMORY" default:"5m" desc:"how long a denial of the exact same call is repeated without asking"`
 	LogLevel    string            `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat   string            `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
+	// InitEmptyStore lets serve turn a zero-byte approvalbot.db into a new
+	// store; by default such a file (a crash while it was first written, a
+	// truncation, a failed restore) is refused rather than silently emptied.
+	InitEmptyStore bool `envconfig:"INIT_EMPTY_STORE" desc:"true: a zero-byte approvalbot.db is made a new, empty store (default: refused)"`
 
 	TelegramToken         string  `envconfig:"TELEGRAM_TOKEN" desc:"Telegram bot token from @BotFather"`
 	TelegramChatID        int64   `envconfig:"TELEGRAM_CHAT_ID" desc:"chat to send prompts to (0: the chat paired with /pair)"`

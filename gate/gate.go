@@ -69,6 +69,7 @@ type Event struct {
 type Health struct {
 	OK         bool   `json:"ok"`
 	RulesError string `json:"rules_error,omitempty"` // the last rules reload failed; the last good rules are in use
+	StoreError string `json:"store_error,omitempty"` // the store cannot be written (disk full, read-only, gone)
 	Pending    int    `json:"pending"`
 }
 
@@ -80,6 +81,9 @@ type Gate struct {
 
 	policy    atomic.Pointer[Policy]
 	rulesErr  atomic.Pointer[string]
+	probeMu   sync.Mutex // one write probe at a time; guards probedAt, probeErr
+	probedAt  time.Time
+	probeErr  string
 	notifiers []*notifierQueue
 
 	mu      sync.Mutex
@@ -262,12 +266,51 @@ func (g *Gate) List(ctx context.Context, status Status) ([]*Approval, error) {
 	return as, nil
 }
 
-// Health reports the gate's state.
+// WriteProber is a store that can tell whether it can be written, for
+// Health: a store that reads fine but cannot write answers nothing but
+// errors, and /healthz must say so.
+type WriteProber interface {
+	// ProbeWrite commits one small durable write, or says why it cannot.
+	ProbeWrite(ctx context.Context) error
+}
+
+// healthProbeEvery bounds how often Health writes to the store: /healthz
+// may be polled often, and each probe is an fsync.
+const healthProbeEvery = 2 * time.Second
+
+// probeStore returns the store's write error ("" when it can be written),
+// probing at most every healthProbeEvery.
+func (g *Gate) probeStore(ctx context.Context) string {
+	p, ok := g.store.(WriteProber)
+	if !ok {
+		return ""
+	}
+	g.probeMu.Lock()
+	defer g.probeMu.Unlock()
+	if now := time.Now(); now.Sub(g.probedAt) >= healthProbeEvery {
+		g.probedAt = now
+		g.probeErr = ""
+		if err := p.ProbeWrite(context.WithoutCancel(ctx)); err != nil {
+			g.probeErr = "the store cannot be written: " + err.Error()
+			g.logger.Error("store write probe failed", "err", err)
+		}
+	}
+	return g.probeErr
+}
+
+// Health reports the gate's state: not OK when it is closed, the last
+// rules reload failed, or the store cannot be written.
 func (g *Gate) Health(ctx context.Context) Health {
 	h := Health{OK: !g.isClosed()}
 	if p := g.rulesErr.Load(); p != nil {
 		h.OK = false
 		h.RulesError = *p
+	}
+	if h.OK || h.RulesError != "" {
+		if msg := g.probeStore(ctx); msg != "" {
+			h.OK = false
+			h.StoreError = msg
+		}
 	}
 	g.mu.Lock()
 	h.Pending = g.pending

@@ -30,6 +30,11 @@ import (
 // this code cannot know what the newer layout means.
 const SchemaVersion uint64 = 1
 
+// ErrEmptyFile is Open's error for a store file that exists with zero bytes
+// (unless Options.InitEmpty): its approvals, rules and audit log are gone,
+// and starting on an empty store would hide that.
+var ErrEmptyFile = errors.New("the file is empty (zero bytes): its approvals, rules and audit log are gone; restore it from a backup, or set APPROVALBOT_INIT_EMPTY_STORE=true to start a new store in it")
+
 // DefaultLockTimeout is how long Open waits for the file lock held by another
 // process before giving up. Long enough to ride out a restart of the previous
 // daemon, short enough that a second daemon fails fast instead of hanging.
@@ -72,6 +77,10 @@ type Options struct {
 	// other readers), for offline inspection such as `audit --verify`.
 	// Writes then fail. The file must already exist.
 	ReadOnly bool
+	// InitEmpty lets Open make a new store in a file that exists with zero
+	// bytes. Without it such a file is refused: a store that lost its
+	// content must not come back as an empty one without anyone noticing.
+	InitEmpty bool
 	// SkipCheck skips the structural check of the file on open (a read of
 	// every page in use; see checkFile). Only for benchmarks and tools that
 	// check otherwise: without it a damaged file can crash the process.
@@ -106,6 +115,9 @@ func Open(path string, opts Options) (s *Store, err error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("open store %s: create directory: %w", path, err)
 		}
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Size() == 0 && !opts.InitEmpty {
+		return nil, fmt.Errorf("open store %s: %w", path, ErrEmptyFile)
 	}
 
 	// bbolt can panic (or fault on the mapping) while reading a damaged file,
@@ -372,4 +384,20 @@ func short(b []byte) string {
 		return fmt.Sprintf("%x...(%d bytes)", b[:n], len(b))
 	}
 	return fmt.Sprintf("%x", b)
+}
+
+// metaProbe is the meta key ProbeWrite rewrites.
+var metaProbe = []byte("write_probe")
+
+// ProbeWrite commits one small write (with fsync), to tell whether the
+// store can be written at all: a full disk, a file system turned read-only
+// or a file that went away fail it.
+func (s *Store) ProbeWrite(ctx context.Context) error {
+	return s.update(ctx, "write probe", func(tx *bolt.Tx) error {
+		meta, err := bucket(tx, bucketMeta)
+		if err != nil {
+			return err
+		}
+		return meta.Put(metaProbe, []byte(time.Now().UTC().Format(time.RFC3339Nano)))
+	})
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -127,7 +129,7 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 	if err := os.MkdirAll(s.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create data dir %s: %w", s.DataDir, err)
 	}
-	st, err := store.Open(s.DBPath(), store.Options{})
+	st, err := store.Open(s.DBPath(), store.Options{InitEmpty: s.InitEmptyStore})
 	if err != nil {
 		return err
 	}
@@ -167,7 +169,7 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 		return fmt.Errorf("start gate: %w", err)
 	}
 	go metrics.Consume(runCtx, g)
-	go watchRules(runCtx, s, home, g, logger)
+	go watchRules(runCtx, s, home, g, rulesPollInterval, logger)
 
 	// Handlers see runCtx, so shutdown ends open long-polls at once instead
 	// of waiting for their approvals.
@@ -229,14 +231,15 @@ func rulesName(s config.Settings) string {
 	return s.Rules
 }
 
-// watchRules re-reads the rules file when it changes. A broken file keeps
-// the last good rules and says so loudly: log and /healthz.
-func watchRules(ctx context.Context, s config.Settings, home string, g *gate.Gate, logger *slog.Logger) {
+// watchRules re-reads the rules file when its content changes (checked
+// every interval). A broken file keeps the last good rules and says so
+// loudly: log and /healthz.
+func watchRules(ctx context.Context, s config.Settings, home string, g *gate.Gate, interval time.Duration, logger *slog.Logger) {
 	if s.Rules == "" {
 		return
 	}
 	last := fileStamp(s.Rules)
-	t := time.NewTicker(rulesPollInterval)
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
@@ -262,12 +265,16 @@ func watchRules(ctx context.Context, s config.Settings, home string, g *gate.Gat
 	}
 }
 
-// fileStamp identifies a version of a file cheaply; a missing file has its
-// own stamp so its removal is noticed (and reported as broken).
+// fileStamp identifies a version of a file by its content (SHA-256), so a
+// replacement with the same size and mtime (`cp -p`, `rsync -a`, a symlink
+// swap) is noticed; a rules file is small, and read every poll. A missing
+// or unreadable file has its own stamp so it is noticed (and reported as
+// broken).
 func fileStamp(path string) string {
-	fi, err := os.Stat(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return "missing: " + err.Error()
+		return "unreadable: " + err.Error()
 	}
-	return fmt.Sprintf("%d/%d", fi.ModTime().UnixNano(), fi.Size())
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
