@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ const (
 	backoffMin         = time.Second
 	backoffMax         = time.Minute
 	ephemeralTimeout   = 10 * time.Second
+	// webAPITimeout bounds one Web API request (Slack answers in well under
+	// a second; a request hung past this is retried).
+	webAPITimeout = 30 * time.Second
 )
 
 // Config holds the Slack settings (APPROVALBOT_SLACK_*).
@@ -104,7 +108,9 @@ func New(cfg Config, g Gate, logger *slog.Logger) (*Bot, error) {
 	if lim == (outbox.Limits{}) {
 		lim = outbox.Limits{PerDest: perChannelInterval, Overall: overallInterval, BackoffMin: backoffMin, BackoffMax: backoffMax}
 	}
-	opts := []slack.Option{}
+	// A Web API request that hangs must fail (and be retried through the
+	// outbox), not hold the channel's queue until a restart.
+	opts := []slack.Option{slack.OptionHTTPClient(&http.Client{Timeout: webAPITimeout})}
 	if cfg.APIURL != "" {
 		u := cfg.APIURL
 		if !strings.HasSuffix(u, "/") {

@@ -117,6 +117,8 @@ func doctor(ctx context.Context, e *env) []check {
 	case err != nil:
 		out = append(out, check{name: "daemon", msg: fmt.Sprintf("%s: %v", c.BaseURL(), err),
 			fix: "start it with `approvalbot serve`, or set APPROVALBOT_URL (and APPROVALBOT_TOKEN) to where it runs"})
+	case !h.OK && h.StoreError != "":
+		out = append(out, check{name: "daemon", msg: "unhealthy: " + h.StoreError, fix: "free disk space or make the data dir writable again; the daemon recovers by itself"})
 	case !h.OK:
 		out = append(out, check{name: "daemon", msg: "unhealthy: " + h.RulesError, fix: "fix the rules file; the daemon reloads it"})
 	default:
