@@ -158,6 +158,7 @@ func everydayPolicy(t *testing.T, everydayHome string) *gate.Policy {
 		filepath.Join(everydayHome, ".claude", "settings.local.json"),
 		filepath.Join(everydayHome, ".codex"),
 	)
+	spec.Secrets = append(spec.Secrets, filepath.Join(everydayHome, ".local", "share", "approvalbot"))
 	spec.Home = everydayHome
 	p, err := gate.Compile(spec)
 	if err != nil {

@@ -15,6 +15,7 @@ type subject struct {
 // pathSubject is a path as rules see it.
 type pathSubject struct {
 	abs    string // cleaned absolute path
+	raw    string // absolute but not cleaned: ".." after a symlink is resolved physically
 	base   string // its base name, for patterns without "/"
 	rel    string // "./" + the path relative to the cwd, when inside
 	inside bool   // the path is the cwd or below it
@@ -44,10 +45,10 @@ func resolvePath(p, cwd, home string) (pathSubject, bool) {
 		if cwd == "" {
 			return pathSubject{}, false
 		}
-		p = filepath.Join(cwd, p)
+		p = cwd + "/" + p // not Join: raw keeps ".." for the physical form
 	}
 	abs := filepath.Clean(p)
-	ps := pathSubject{abs: abs, base: filepath.Base(abs)}
+	ps := pathSubject{abs: abs, raw: p, base: filepath.Base(abs)}
 	if cwd != "" {
 		if abs == cwd {
 			ps.rel, ps.inside = "./", true

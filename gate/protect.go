@@ -101,7 +101,7 @@ func (p *Policy) protectArg(arg, cwd string, effect pathEffect) (string, Action)
 		// anywhere, the protected files included.
 		return "not understood: cannot tell where `" + arg + "` points (the directory is not known)", Ask
 	}
-	if why, action := p.protectPath(ps.abs, cwd, KindWrite); action == Deny {
+	if why, action := p.protectPath(ps.abs, ps.raw, cwd, KindWrite); action == Deny {
 		return why, Deny
 	} else if why != "" {
 		return why, Ask
@@ -119,8 +119,8 @@ func (p *Policy) protectArg(arg, cwd string, effect pathEffect) (string, Action)
 
 // protectPath returns why the builtin layer denies (Deny) or must ask a
 // person about (Ask) a write (kind KindWrite) or read (KindRead) of abs.
-func (p *Policy) protectPath(abs, cwd string, kind ToolKind) (string, Action) {
-	forms := p.canonicalForms(abs, cwd)
+func (p *Policy) protectPath(abs, raw, cwd string, kind ToolKind) (string, Action) {
+	forms := p.canonicalForms(abs, raw, cwd)
 	for _, f := range forms {
 		if f == "" {
 			return "not understood: cannot tell which file `" + abs + "` is", Ask
@@ -154,8 +154,11 @@ func (p *Policy) protectPath(abs, cwd string, kind ToolKind) (string, Action) {
 // of /proc/*/root and /proc/*/cwd forms, and where symlinks along it lead.
 // An empty form means a path that cannot be resolved (/dev/fd/N, another
 // process's cwd).
-func (p *Policy) canonicalForms(abs, cwd string) []string {
+func (p *Policy) canonicalForms(abs, raw, cwd string) []string {
 	forms := []string{abs}
+	if ph := physical(raw); ph != abs && ph != "" {
+		forms = append(forms, ph)
+	}
 	if rest, ok := strings.CutPrefix(abs, "/proc/"); ok {
 		pid, tail, _ := strings.Cut(rest, "/")
 		link, inner, _ := strings.Cut(tail, "/")
@@ -180,6 +183,36 @@ func (p *Policy) canonicalForms(abs, cwd string) []string {
 		}
 	}
 	return forms
+}
+
+// physical resolves an absolute path the way the kernel does: symlinks
+// first, then "..", component by component (filepath.Clean removes ".."
+// lexically, which is wrong after a symlinked directory). Only paths with
+// ".." need it; "" for a relative path.
+func physical(raw string) string {
+	if !filepath.IsAbs(raw) {
+		return ""
+	}
+	if !strings.Contains(raw, "..") {
+		return resolveExisting(filepath.Clean(raw))
+	}
+	cur := "/"
+	for _, c := range strings.Split(raw, "/") {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		if r, err := filepath.EvalSymlinks(next); err == nil {
+			cur = r
+		} else {
+			cur = next
+		}
+	}
+	return cur
 }
 
 // resolveExisting resolves the symlinks of the longest existing prefix of

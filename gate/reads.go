@@ -31,7 +31,7 @@ func (s *evalState) judgeRead(r *shell.Read) {
 		pt.v.Subject = r.Path
 		why := s.p.secretPattern(r.Path, r.Recursive)
 		if !r.Pattern && !r.Recursive {
-			why, _ = s.p.protectPath(r.Path, s.cwd, KindRead)
+			why, _ = s.p.protectPath(filepath.Clean(r.Path), r.Path, s.cwd, KindRead)
 		}
 		if why != "" {
 			pt.ref = RuleRef{Layer: LayerBuiltin, Action: Deny}
@@ -56,8 +56,12 @@ func (s *evalState) judgeRead(r *shell.Read) {
 		pt.v.Decision, pt.v.Reason = Deny, why
 		return
 	}
-	if files, ok := listMatches(r.Path, r.Recursive, r.SkipHidden); ok {
+	if files, ok := listMatches(r.Path, r.Recursive); ok {
 		s.judgeMatches(&pt, r, files)
+		return
+	}
+	if r.OptionRisk {
+		s.uncertain(&pt, "not understood: `"+r.Path+"` may name a file that "+r.By+" would take as an option")
 		return
 	}
 	ref, why := s.judgePattern(ReadTool, r.Path, r.Recursive)
@@ -89,6 +93,10 @@ func (s *evalState) judgeMatches(pt *part, r *shell.Read, files []string) {
 	pt.v.Reason = fmt.Sprintf("every file it names now (%d) is allowed", len(files))
 	var firstAllow *RuleRef
 	for _, f := range files {
+		if r.OptionRisk && strings.HasPrefix(filepath.Base(f), "-") {
+			s.uncertain(pt, "not understood: `"+r.Path+"` names "+f+", which "+r.By+" would take as an option")
+			return
+		}
 		var one part
 		s.judgePath(&one, ReadTool, f, KindRead)
 		switch {
@@ -119,7 +127,7 @@ const maxListed = 4000
 // listMatches returns the files on disk that a pathname pattern (or every
 // file below a directory, when recursive) names; ok is false when they
 // cannot be listed (no such directory here, too many entries).
-func listMatches(pattern string, recursive, skipHidden bool) ([]string, bool) {
+func listMatches(pattern string, recursive bool) ([]string, bool) {
 	if !filepath.IsAbs(pattern) {
 		return nil, false
 	}
@@ -161,14 +169,12 @@ func listMatches(pattern string, recursive, skipHidden bool) ([]string, bool) {
 		if n > maxListed {
 			return errTooMany
 		}
-		if skipHidden && p != prefix && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
 		if d.IsDir() {
 			if depth >= 0 && p != prefix && strings.Count(p, "/")-base >= depth {
+				// A directory the pattern itself names is an operand too.
+				if intersects(toks, literalToks(p)) {
+					out = append(out, p)
+				}
 				return filepath.SkipDir
 			}
 			return nil

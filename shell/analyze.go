@@ -318,6 +318,10 @@ func (a *analyzer) stmt(s *syntax.Stmt, in stdinKind) {
 		saved := a.st
 		a.st = saved.clone()
 		defer func() { a.st = saved }()
+	} else if s.Negated {
+		// `! cd x` succeeds when cd failed: its changes may not hold.
+		pre := a.st.copy()
+		defer a.st.merge(&pre)
 	}
 	var script *stdinScript
 	for _, r := range s.Redirs {
@@ -346,8 +350,16 @@ func (a *analyzer) command(c syntax.Command, in stdinKind, script *stdinScript) 
 		a.call(c, in, script)
 	case *syntax.BinaryCmd:
 		switch c.Op {
-		case syntax.AndStmt, syntax.OrStmt:
+		case syntax.AndStmt:
+			// Y runs only when X succeeded: X's changes hold for it.
 			a.stmt(c.X, in)
+			a.branch(func() { a.stmt(c.Y, stdinNone) })
+		case syntax.OrStmt:
+			// Y runs when X failed (a cd that did not happen), and after
+			// the list X may or may not have succeeded.
+			pre := a.st.copy()
+			a.stmt(c.X, in)
+			a.st.merge(&pre)
 			a.branch(func() { a.stmt(c.Y, stdinNone) })
 		case syntax.Pipe, syntax.PipeAll:
 			// Each side of a pipeline runs in a subshell (lastpipe is off).
@@ -436,8 +448,12 @@ func (a *analyzer) loop(fn func()) {
 }
 
 func (a *analyzer) ifClause(c *syntax.IfClause) {
+	pre := a.st.copy()
 	a.stmts(c.Cond)
+	// The then branch runs when the condition succeeded; the else branch
+	// when it failed, so its changes (a cd) may not have happened.
 	before := a.st.clone()
+	before.merge(&pre)
 	a.stmts(c.Then)
 	after := a.st
 	a.st = before
@@ -619,16 +635,27 @@ func (a *analyzer) writeTarget(op string, t field) {
 func (a *analyzer) abs(p string) (string, bool) {
 	switch {
 	case strings.HasPrefix(p, "/"):
-		return path.Clean(p), true
+		return cleanKeepDotDot(p), true
 	case p == "~" || strings.HasPrefix(p, "~/"):
 		if a.home == "" {
 			return p, false
 		}
-		return path.Clean(a.home + p[1:]), true
+		return cleanKeepDotDot(a.home + p[1:]), true
 	case a.st.cwd == "":
 		return p, false
 	}
-	return path.Join(a.st.cwd, p), true
+	return cleanKeepDotDot(a.st.cwd + "/" + p), true
+}
+
+// cleanKeepDotDot cleans an absolute path unless it has a ".." element:
+// after a symlinked directory ".." leads where the link points, which only
+// the file system knows (the gate resolves it), so such a path is kept as
+// written.
+func cleanKeepDotDot(p string) string {
+	if p == ".." || strings.HasPrefix(p, "../") || strings.HasSuffix(p, "/..") || strings.Contains(p, "/../") {
+		return p
+	}
+	return path.Clean(p)
 }
 
 // addRead records a read of t.
@@ -636,7 +663,7 @@ func (a *analyzer) addRead(t field, by string, recursive bool) {
 	if t.procsub {
 		return // a pipe from a command analyzed on its own
 	}
-	r := Read{By: by, Recursive: recursive}
+	r := Read{By: by, Recursive: recursive, OptionRisk: t.optRisk}
 	switch {
 	case t.glob && t.pat != "" && !t.dyn:
 		r.Pattern = true

@@ -75,7 +75,7 @@ func awkProgram(p string) string {
 	if !ok {
 		return "program whose strings or regular expressions are unclear"
 	}
-	for _, w := range []string{"system", "getline", "@", "|"} {
+	for _, w := range []string{"system", "getline", "@", "|", "ARGV", "ARGC"} {
 		if strings.Contains(strings.ReplaceAll(blank, "||", "  "), w) {
 			return "program uses " + w
 		}
@@ -119,7 +119,9 @@ func awkInPrint(blank string, i int) bool {
 				return false // inside parentheses: a comparison
 			}
 			depth--
-		case ';', '{', '}', '\n':
+		case ';', '{', '}':
+			// Not a newline: a print statement goes on after `,`, `&&`
+			// or a backslash.
 			return false
 		default:
 			if depth == 0 && strings.HasPrefix(blank[j:], "print") && (j == 0 || !isAwkIdentByte(blank[j-1])) {

@@ -14,6 +14,11 @@ import (
 // run time, so its text must be a literal NAME=VALUE.
 func (a *analyzer) declClause(d *syntax.DeclClause) {
 	variant := d.Variant.Value
+	if variant == "local" || variant == "readonly" || variant == "nameref" {
+		// local fails outside a function (functions are not modelled);
+		// readonly makes later assignments fail.
+		a.notUnderstood(variant + ", whose assignments may fail or stick")
+	}
 	argv := []field{{s: variant}}
 	exported := variant == "export"
 	opts := true
@@ -77,14 +82,15 @@ func (a *analyzer) declClause(d *syntax.DeclClause) {
 // understood: -i makes later assignments arithmetic, -n makes a name
 // reference, -f/-F act on functions.
 func declOptions(variant, s string) string {
+	// An option that makes bash skip or transform the assignments (-p
+	// prints, -r makes later ones fail, -l/-u change case, -i makes them
+	// arithmetic, -n a reference, an option export rejects fails the
+	// whole command) would leave the analysis believing a value the shell
+	// never assigned.
 	for _, c := range s[1:] {
-		switch c {
-		case 'a', 'A', 'r', 'x', 'g', 'p', 'l', 'u', 't':
-		case 'n':
-			if variant == "export" && s[0] == '-' {
-				continue // export -n: un-export
-			}
-			return variant + " " + s + " makes a name reference"
+		switch {
+		case variant == "export" && c == 'n' && s[0] == '-':
+		case variant != "export" && (c == 'a' || c == 'A' || c == 'x' || c == 'g'):
 		default:
 			return variant + " option " + s
 		}
@@ -129,6 +135,11 @@ func (a *analyzer) builtin(fs []field, source, envHazard, wrapper string) bool {
 		a.cd(args)
 	case "pushd":
 		old := a.st.cwd
+		if len(args) > 0 && (strings.HasPrefix(args[0].s, "-") || strings.HasPrefix(args[0].s, "+")) {
+			// pushd -n does not move; pushd +N rotates the stack.
+			a.st.cwd, a.st.dirs = "", nil
+			break
+		}
 		a.cd(args)
 		if len(args) == 0 || old == "" {
 			a.st.dirs = nil
@@ -141,7 +152,11 @@ func (a *analyzer) builtin(fs []field, source, envHazard, wrapper string) bool {
 		} else {
 			a.st.cwd, a.st.dirs = "", nil
 		}
-	case "export", "declare", "typeset", "local", "readonly":
+	case "local", "readonly":
+		// local fails outside a function (and functions are not
+		// modelled); readonly makes later assignments fail.
+		why = name + ", whose assignments may fail"
+	case "export", "declare", "typeset":
 		// Reached only when the name was quoted or came from a wrapper:
 		// every argument is assigned at run time.
 		exported := name == "export"
@@ -295,6 +310,7 @@ func (a *analyzer) cd(args []field) {
 			a.st.cwd = ""
 			return
 		}
+		// bash's cd is logical: ".." drops the previous element.
 		a.st.cwd = path.Clean(p)
 		a.checkPath(target.s, false)
 	}

@@ -49,8 +49,7 @@ func (a *analyzer) find(fs []field) (string, string) {
 		}
 		s := f.s
 		if findExec(s) {
-			for i++; i < len(args) && args[i].s != ";" && args[i].s != "+"; i++ {
-			}
+			i = findExecEnd(args, i+1)
 			continue
 		}
 		if n, ok := findPreds[s]; ok {
@@ -115,4 +114,19 @@ func isFindOperandOfPred(args []field, i int) bool {
 	}
 	n, ok := findPreds[args[i-1].s]
 	return ok && n > 0 || findExec(args[i-1].s)
+}
+
+// findExecEnd returns the index of the `;` that ends an -exec command
+// starting at args[i], or of a `+` right after `{}` (GNU find takes `+`
+// as the end only there); len(args) when there is none.
+func findExecEnd(args []field, i int) int {
+	for j := i; j < len(args); j++ {
+		if args[j].dyn {
+			continue
+		}
+		if args[j].s == ";" || args[j].s == "+" && j > i && args[j-1].s == "{}" && !args[j-1].dyn {
+			return j
+		}
+	}
+	return len(args)
 }

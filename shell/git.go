@@ -147,6 +147,9 @@ func (a *analyzer) git(fs []field) (string, string) {
 			return "not understood: a word only known at run time in git's arguments (it could be an option)", ""
 		}
 	}
+	// git -C DIR: the files git reads are relative to DIR.
+	saved := a.st.cwd
+	defer func() { a.st.cwd = saved }()
 	i := 0
 globals:
 	for i < len(args) {
@@ -154,6 +157,12 @@ globals:
 		name, _, _ := strings.Cut(s, "=")
 		switch name {
 		case "-C":
+			if i+1 < len(args) {
+				a.st.cwd = ""
+				if p, ok := a.abs(args[i+1].s); ok {
+					a.st.cwd = p
+				}
+			}
 			i += 2
 		case "-c", "--config-env":
 			return "", "git " + name + " sets configuration that can run programs"
@@ -200,12 +209,15 @@ globals:
 					return "", "git " + sub + " --" + name + " may run a program or write a file (it abbreviates --" + d + ")"
 				}
 			}
-			if sub == "commit" && (name == "file" || name == "template") {
+			if name == "untracked" && sub == "grep" {
+				noIndex = true
+			}
+			if gitFileOption(sub, "--"+name) {
 				if !hasVal && j+1 < len(rest) {
 					j++
 					val = rest[j].s
 				}
-				a.addRead(field{s: val}, "git commit --"+name, false)
+				a.addRead(field{s: val}, "git "+sub+" --"+name, false)
 			}
 			continue
 		}
@@ -213,18 +225,53 @@ globals:
 			if strings.ContainsAny(s[1:], shortDanger) && shortDanger != "" {
 				return "", "git " + sub + " " + s + " may run a program or write a file"
 			}
-			if sub == "commit" && (s == "-F" || s == "-t") && j+1 < len(rest) {
-				j++
-				a.addRead(rest[j], "git commit "+s, false)
+			if gitFileOption(sub, s[:2]) {
+				if len(s) > 2 {
+					a.addRead(field{s: s[2:]}, "git "+sub+" "+s[:2], false)
+				} else if j+1 < len(rest) {
+					j++
+					a.addRead(rest[j], "git "+sub+" "+s, false)
+				}
 			}
 		}
 	}
-	if sub == "diff" && noIndex {
+	if noIndex && (sub == "diff" || sub == "grep") {
+		// Outside the index: the paths named, or the whole tree, are read.
+		paths, pattern := 0, sub == "grep"
 		for _, f := range rest {
-			if !strings.HasPrefix(f.s, "-") {
-				a.addRead(f, "git diff --no-index", true)
+			if strings.HasPrefix(f.s, "-") {
+				continue
 			}
+			if pattern {
+				pattern = false // git grep's first operand is the pattern
+				continue
+			}
+			paths++
+			a.addRead(f, "git "+sub+" --no-index", true)
+		}
+		if paths == 0 {
+			a.addRead(field{s: "."}, "git "+sub+" --no-index", true)
 		}
 	}
 	return "", ""
+}
+
+// gitFileOption reports an option of a git subcommand whose value is a
+// file git reads (and may print, whole or in part).
+func gitFileOption(sub, opt string) bool {
+	switch opt {
+	case "--pathspec-from-file":
+		return true
+	}
+	switch sub {
+	case "commit", "tag", "notes":
+		return opt == "-F" || opt == "--file" || opt == "-t" || opt == "--template"
+	case "config":
+		return opt == "-f" || opt == "--file"
+	case "blame", "annotate":
+		return opt == "--contents" || opt == "--ignore-revs-file" || opt == "-S"
+	case "apply", "am":
+		return false // their patch operands are judged by their rules
+	}
+	return false
 }

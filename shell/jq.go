@@ -37,6 +37,8 @@ func (a *analyzer) jq(fs []field) (string, string) {
 			i += 2
 		case s == "--indent":
 			i++
+		case s == "--library-path" || strings.HasPrefix(s, "--library-path="):
+			return "not understood: jq --library-path loads modules and data files", ""
 		case strings.HasPrefix(s, "--"):
 			name := strings.TrimPrefix(s, "--")
 			k, ok := p.long[name]
@@ -55,7 +57,9 @@ func (a *analyzer) jq(fs []field) (string, string) {
 				c := s[j]
 				switch {
 				case strings.IndexByte(p.short, c) >= 0:
-				case c == 'f' || c == 'L':
+				case c == 'L':
+					return "not understood: jq -L loads modules and data files", ""
+				case c == 'f':
 					if i+1 < len(args) {
 						i++
 						if c == 'f' {
@@ -70,6 +74,9 @@ func (a *analyzer) jq(fs []field) (string, string) {
 			}
 		default:
 			if !haveFilter {
+				if strings.Contains(s, "import") || strings.Contains(s, "include") {
+					return "not understood: a jq filter that imports modules or data files", ""
+				}
 				haveFilter = true
 				continue
 			}

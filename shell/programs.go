@@ -89,7 +89,8 @@ func buildPrograms() map[string]*progSpec {
 	d("date", "-s", "sets the system clock (date -s)", "--set", "sets the system clock (date --set)")
 	m["date"].readOpt = set("-f", "--file")
 	m["diff"].readOpt = set("--from-file", "--to-file", "-X", "--exclude-from")
-	m["diff"].recursive = set("-r", "--recursive")
+	// diff compares the files inside a directory operand even without -r.
+	m["diff"].recursive = set("*")
 	m["grep"].readOpt = set("-f", "--file", "--exclude-from")
 	m["grep"].recursive = set("-r", "-R", "--recursive", "--dereference-recursive")
 	d("sed", "-i", "edits files in place (sed -i)", "--in-place", "edits files in place (sed --in-place)",
@@ -171,8 +172,13 @@ func (p *progSpec) parseArgs(prog string, args []field) (opts []parsedOpt, opera
 		f := args[i]
 		if f.glob {
 			// A pattern whose names could start with "-" would be options.
-			if len(p.danger) > 0 && !safeGlobStart(f.pat) {
-				return nil, nil, "an unquoted pattern in the arguments of " + prog + " (a file name could be an option)"
+			if !safeGlobStart(f.pat) {
+				if len(p.danger) > 0 {
+					return nil, nil, "an unquoted pattern in the arguments of " + prog + " (a file name could be an option)"
+				}
+				if len(p.readOpt)+len(p.listOpt)+len(p.recursive) > 0 {
+					f.optRisk = true // the gate checks the names on disk
+				}
 			}
 			operands = append(operands, f)
 			continue
@@ -325,25 +331,18 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 		if p.recursive[o.name] {
 			recursive = true
 		}
+		if name == "grep" && (o.name == "-d" || o.name == "--directories") {
+			if o.val.dyn || o.val.glob {
+				return "not understood: grep " + o.name + " with a value only known at run time", hazard, true
+			}
+			if strings.HasPrefix("recurse", o.val.s) && o.val.s != "" {
+				recursive = true
+			}
+		}
 	}
-	hidden := true
 	if p.recursive["*"] {
 		recursive = true
-		hidden = false // rg leaves out hidden files unless told
-		for _, o := range opts {
-			if o.name == "-." || o.name == "--hidden" || o.name == "-u" || o.name == "--unrestricted" {
-				hidden = true
-			}
-		}
 	}
-	mark := len(a.an.Reads)
-	defer func() {
-		for i := mark; i < len(a.an.Reads); i++ {
-			if a.an.Reads[i].Recursive && !hidden {
-				a.an.Reads[i].SkipHidden = true
-			}
-		}
-	}()
 	switch p.operands {
 	case opRead:
 		for _, f := range operands {

@@ -113,9 +113,9 @@ type Read struct {
 	Pattern bool
 	// Recursive says every file below Path is read (grep -r, rg).
 	Recursive bool
-	// SkipHidden says a Recursive read leaves out names starting with "."
-	// (ripgrep's default).
-	SkipHidden bool
+	// OptionRisk says a Pattern read is an operand of a program with
+	// options that read or recurse: a name starting with "-" would be one.
+	OptionRisk bool
 	// Dynamic says the file is only known at run time (Path may hold Dyn).
 	Dynamic bool
 	// By names the command or redirection that reads, for explanations.

@@ -26,6 +26,7 @@ type field struct {
 	rec      bool   // pat's `*` also crosses `/` (names found by find)
 	numeric  bool   // only ever digits (arithmetic, $#, $?, ...)
 	procsub  bool   // a process substitution: a /dev/fd path to a pipe whose writer is analyzed
+	optRisk  bool   // a pattern whose names, if one started with "-", would be options
 }
 
 func dynField() field { return field{s: Dyn, dyn: true, expanded: true} }

@@ -13,15 +13,16 @@ type wrapperSpec struct {
 	noCmd     string   // short options after which no command runs (command -v)
 	operands  int      // operands before the command (timeout's DURATION)
 	envAssign bool     // NAME=VALUE words may precede the command (env, sudo)
+	chdir     byte     // the short option that changes directory first (env -C, sudo -D), or 0
 }
 
 // wrapperSpecs holds the argv wrappers. Read-only.
 var wrapperSpecs = map[string]wrapperSpec{
-	"sudo": {shortArg: "CDghpRrtTUu", noCmd: "elLvVK", envAssign: true,
+	"sudo": {shortArg: "CDghpRrtTUu", noCmd: "elLvVK", envAssign: true, chdir: 'D',
 		longArg: []string{"user", "group", "chdir", "close-from", "host", "prompt", "role", "type", "command-timeout", "other-user", "chroot", "login-class"}},
 	"doas":       {shortArg: "uC"},
 	"pkexec":     {longArg: []string{"user"}},
-	"env":        {shortArg: "uCS", longArg: []string{"unset", "chdir", "split-string"}, envAssign: true},
+	"env":        {shortArg: "uCS", longArg: []string{"unset", "chdir", "split-string"}, envAssign: true, chdir: 'C'},
 	"nice":       {shortArg: "n", longArg: []string{"adjustment"}},
 	"nohup":      {},
 	"timeout":    {shortArg: "sk", longArg: []string{"signal", "kill-after"}, operands: 1},
@@ -136,7 +137,13 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 		return true, "the " + name + " options are not static"
 	}
 	if opt.split != nil {
-		// env -S STRING: the string is split into words (and the rest appended).
+		// env -S STRING: the string is split into words (and the rest
+		// appended). env has its own escapes (\_ separates words, \c
+		// ends the string, ${VAR} expands) and comments; only text where
+		// it and bash agree is analyzed.
+		if strings.ContainsAny(opt.split.s, "\\$#") {
+			return true, "not understood: env -S with escapes, variables or comments (env reads them its own way)"
+		}
 		s := *opt.split
 		if len(inner) > 0 {
 			s.s += " " + joinFields(inner).s
@@ -162,7 +169,30 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 	if depth >= maxDepth {
 		return true, "wrappers nested too deeply"
 	}
+	if opt.chdir != nil {
+		// The command runs in another directory.
+		saved := a.st.cwd
+		a.st.cwd = ""
+		if !opt.chdir.dyn && !opt.chdir.glob {
+			if p, ok := a.abs(opt.chdir.s); ok {
+				a.st.cwd = p
+			}
+		}
+		defer func() { a.st.cwd = saved }()
+	}
 	if name == "xargs" {
+		own := args[:len(args)-len(inner)] // xargs's own options, before its command
+		for i, f := range own {
+			// xargs -a FILE reads its arguments from FILE.
+			switch {
+			case (f.s == "-a" || f.s == "--arg-file") && i+1 < len(own):
+				a.addRead(own[i+1], "xargs -a", false)
+			case strings.HasPrefix(f.s, "--arg-file="):
+				a.addRead(field{s: strings.TrimPrefix(f.s, "--arg-file=")}, "xargs -a", false)
+			case strings.HasPrefix(f.s, "-a") && len(f.s) > 2:
+				a.addRead(field{s: f.s[2:]}, "xargs -a", false)
+			}
+		}
 		if len(inner) == 0 {
 			inner = []field{{s: "echo"}} // xargs runs echo by default
 		}
@@ -180,6 +210,7 @@ type wrapperOpts struct {
 	noCmd     bool   // an option that means no command runs
 	exec      bool   // watch -x
 	split     *field // env -S STRING
+	chdir     *field // env -C DIR, sudo -D DIR: where the command runs
 	envHazard string // a dangerous NAME=VALUE before the command
 }
 
@@ -242,6 +273,13 @@ options:
 				}
 				return args[i:], opt, false
 			}
+			if name == "chdir" {
+				if hasVal {
+					opt.chdir = &field{s: val}
+				} else if i < len(args) {
+					opt.chdir = &args[i]
+				}
+			}
 			if !hasVal && contains(spec.longArg, name) {
 				i++
 			}
@@ -269,6 +307,9 @@ options:
 				if c == 'S' && v != nil && spec.envAssign {
 					opt.split = v
 					return args[i:], opt, false
+				}
+				if c == spec.chdir && v != nil {
+					opt.chdir = v
 				}
 				break
 			}
@@ -444,10 +485,7 @@ func (a *analyzer) findExec(args []field, source string, depth int) (bool, strin
 			continue
 		}
 		label := "find " + args[i].s
-		j := i + 1
-		for j < len(args) && args[j].s != ";" && args[j].s != "+" {
-			j++
-		}
+		j := findExecEnd(args, i+1)
 		found = true
 		if j > i+1 {
 			if depth >= maxDepth {
@@ -457,14 +495,27 @@ func (a *analyzer) findExec(args []field, source string, depth int) (bool, strin
 			for _, f := range args[i+1 : j] {
 				switch {
 				case f.s == "{}" && !f.dyn:
-					inner = append(inner, names)
+					n := names
+					if j < len(args) && args[j].s == "+" {
+						n.quoted = false // `{} +` stands for many names
+					}
+					inner = append(inner, n)
 				case strings.Contains(f.s, "{}"):
 					inner = append(inner, dynField())
 				default:
 					inner = append(inner, f)
 				}
 			}
-			a.inner(inner, source, label, "", depth+1)
+			if args[i].s == "-execdir" || args[i].s == "-okdir" {
+				// It runs in the directory of each name found: relative
+				// paths in it are not relative to this directory.
+				saved := a.st.cwd
+				a.st.cwd = ""
+				a.inner(inner, source, label, "", depth+1)
+				a.st.cwd = saved
+			} else {
+				a.inner(inner, source, label, "", depth+1)
+			}
 		}
 		i = j
 	}

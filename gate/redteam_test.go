@@ -1,0 +1,107 @@
+package gate_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"approvalbot/gate"
+)
+
+// TestRedTeamRound2 replays the bypasses a red-team pass found against the
+// default rules (each ran its payload in real bash at the time), on a real
+// project and home on disk: a secret in .env, keys, a kube config, the
+// approver token, and symlinks. None may be allowed.
+func TestRedTeamRound2(t *testing.T) {
+	home, cwd := everydayTree(t)
+	for _, f := range []string{".local/share/approvalbot/approver.token", ".kube/config", ".docker/config.json"} {
+		p := filepath.Join(home, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("SECRET\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"x.key", ".netrc", ".pypirc", "sub/.env", "-r"} {
+		p := filepath.Join(cwd, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("SECRET=1\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("..", filepath.Join(cwd, "sub", "up")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(home, filepath.Join(cwd, "homelink")); err != nil {
+		t.Fatal(err)
+	}
+	p := everydayPolicy(t, home)
+	lines := []string{
+		// assignments that fail in bash
+		`x=bash; local x=echo; $x -c 'touch /tmp/pwned'`,
+		`declare -r x=touch; declare x=echo; $x /tmp/pwned`,
+		`x=touch; export -r x=echo; $x /tmp/pwned`,
+		`x=touch; declare -p x=echo; $x /tmp/pwned`,
+		`declare -l x=.ENV; cat $x`,
+		// find -exec ends only at ; or {} +
+		`find a.go -exec touch + /tmp/pwned \;`,
+		`find main.go -exec cat + ../.local/share/approvalbot/approver.token \;`,
+		`find ~/.kube -name config -execdir cat config \;`,
+		// awk
+		"awk 'BEGIN{print 1,\n2 > \"/tmp/pwned\"}'",
+		`awk 'BEGIN{ARGV[1]=".e" "nv";ARGC=2}1'`,
+		// env
+		`env -S 'touch a.go\_/tmp/pwned'`,
+		`env RIPGREP_CONFIG_PATH=rgcfg rg -l zzz run.txt`,
+		`env -C .. touch pwned`,
+		`env -C ~ cat .kube/config`,
+		`env --chdir=.. cat .local/share/approvalbot/approver.token`,
+		// git reads
+		`git grep --no-index SECRET`,
+		`git -C ~ grep --no-index SECRET`,
+		`git config --list --file .pypirc`,
+		`git blame --contents x.key main.go`,
+		`git -C ~/.kube diff --no-index config /dev/null`,
+		// grep, rg, diff, xargs, jq
+		`grep -d recurse SECRET .`,
+		`grep --dir=recurse SECRET`,
+		`grep SECRET *`,
+		`rg -g '*' SECRET`,
+		`diff ~/.kube sub/config`,
+		`xargs -a .netrc`,
+		`xargs -a /proc/self/environ -0`,
+		`jq -n -L ~/.docker 'import "config" as $c; $c'`,
+		// the directory after a cd that may have failed, and symlinks
+		`cd nonexist || true && touch ../pwned`,
+		`if cd nonexist; then :; fi && touch ../pwned`,
+		`! cd nonexist && touch ../pwned`,
+		`pushd -n sub && touch ../pwned`,
+		`touch sub/up/../pwned`,
+		`cat sub/up/../.kube/config`,
+		`cd homelink && touch ../pwned`,
+		`cat homelink/../../home/dev/.local/share/approvalbot/approver.token`,
+	}
+	for _, line := range lines {
+		in, _ := json.Marshal(map[string]string{"command": line})
+		ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{})
+		if ev.Decision == gate.Allow {
+			t.Errorf("allowed: %s\n\t%s", line, ev.Reason)
+		}
+		// approve_all answers the asks of rules (a write outside the
+		// project, say), never what the analysis did not understand.
+		if ev.Decision == gate.Ask && ev.Uncertain {
+			if ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll}); ev.Decision == gate.Allow {
+				t.Errorf("allowed by approve_all: %s\n\t%s", line, ev.Reason)
+			}
+		}
+	}
+	// What must stay allowed in the same tree.
+	for _, line := range []string{"cat main.go", "grep -n TODO *.go", "cd gate && cat evaluate.go", "git status", "ls -la sub"} {
+		in, _ := json.Marshal(map[string]string{"command": line})
+		if ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{}); ev.Decision != gate.Allow {
+			t.Errorf("%s: %s (%s), want allow", line, ev.Decision, ev.Reason)
+		}
+	}
+}
