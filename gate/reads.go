@@ -57,6 +57,9 @@ func (s *evalState) judgeRead(r *shell.Read) {
 		return
 	}
 	if files, ok := listMatches(r.Path, r.Recursive); ok {
+		if len(r.Include) > 0 {
+			files = included(files, r.Include)
+		}
 		s.judgeMatches(&pt, r, files)
 		return
 	}
@@ -121,8 +124,24 @@ func (s *evalState) judgeMatches(pt *part, r *shell.Read, files []string) {
 	}
 }
 
+// included keeps the files whose name matches one of the patterns. A
+// pattern that does not compile keeps every file.
+func included(files, include []string) []string {
+	out := files[:0:0]
+	for _, f := range files {
+		base := filepath.Base(f)
+		for _, pat := range include {
+			if m, err := filepath.Match(pat, base); m || err != nil {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // maxListed bounds the directory entries a pattern read may look at.
-const maxListed = 4000
+const maxListed = 20000
 
 // listMatches returns the files on disk that a pathname pattern (or every
 // file below a directory, when recursive) names; ok is false when they

@@ -69,6 +69,9 @@ func TestRedTeamRound2(t *testing.T) {
 		`grep --dir=recurse SECRET`,
 		`grep SECRET *`,
 		`rg -g '*' SECRET`,
+		`grep -rn SECRET --include='*.env' .`,
+		`grep -rn SECRET --include='[.]env' .`,
+		`rg -g '*.key' SECRET`,
 		`diff ~/.kube sub/config`,
 		`xargs -a .netrc`,
 		`xargs -a /proc/self/environ -0`,
@@ -98,7 +101,8 @@ func TestRedTeamRound2(t *testing.T) {
 		}
 	}
 	// What must stay allowed in the same tree.
-	for _, line := range []string{"cat main.go", "grep -n TODO *.go", "cd gate && cat evaluate.go", "git status", "ls -la sub"} {
+	for _, line := range []string{"cat main.go", "grep -n TODO *.go", "cd gate && cat evaluate.go", "git status", "ls -la sub",
+		"grep -rn TODO --include='*.go' .", "rg -g '*.go' TODO"} {
 		in, _ := json.Marshal(map[string]string{"command": line})
 		if ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{}); ev.Decision != gate.Allow {
 			t.Errorf("%s: %s (%s), want allow", line, ev.Decision, ev.Reason)

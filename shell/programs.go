@@ -374,11 +374,48 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 		if len(operands) == 0 && recursive {
 			operands = []field{{s: "."}}
 		}
+		include := recursiveInclude(name, opts)
+		mark := len(a.an.Reads)
 		for _, f := range operands {
 			a.addRead(f, name, recursive)
 		}
+		for i := mark; i < len(a.an.Reads); i++ {
+			if a.an.Reads[i].Recursive {
+				a.an.Reads[i].Include = include
+			}
+		}
 	}
 	return "", hazard, true
+}
+
+// recursiveInclude returns the file name patterns a recursive grep or rg
+// reads only (grep --include, rg -g/--glob/--iglob without "!"), nil when
+// any file is read. Any exclusion is ignored: reading more is the safe side.
+func recursiveInclude(name string, opts []parsedOpt) []string {
+	var inc []string
+	for _, o := range opts {
+		v := o.val
+		if v.dyn || v.glob && v.pat == "" {
+			return nil
+		}
+		s := v.s
+		if v.glob {
+			s = v.pat
+		}
+		switch {
+		case name == "grep" && o.name == "--include":
+		case name == "rg" && (o.name == "-g" || o.name == "--glob" || o.name == "--iglob") && !strings.HasPrefix(s, "!"):
+		case name == "rg" && (o.name == "-g" || o.name == "--glob" || o.name == "--iglob"):
+			continue
+		default:
+			continue
+		}
+		if s == "" || strings.ContainsAny(s, "/{}[\\") || strings.HasPrefix(s, "*") && strings.Contains(s[1:], "*") {
+			return nil // a path glob or alternatives: not followed
+		}
+		inc = append(inc, s)
+	}
+	return inc
 }
 
 // inertCommands run nothing, write nothing and read no file whatever their

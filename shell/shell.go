@@ -113,6 +113,9 @@ type Read struct {
 	Pattern bool
 	// Recursive says every file below Path is read (grep -r, rg).
 	Recursive bool
+	// Include, for a Recursive read, lists the file name patterns that are
+	// read (grep --include, rg -g); nil means every file.
+	Include []string
 	// OptionRisk says a Pattern read is an operand of a program with
 	// options that read or recurse: a name starting with "-" would be one.
 	OptionRisk bool
