@@ -64,6 +64,26 @@ type Content struct {
 	Always []string
 	// Deadline is when the approval expires.
 	Deadline time.Time
+	// Risks are the call's risk labels (Risks), most serious first.
+	Risks []string
+	// AskedBy names what made the gate ask, briefly (AskedBy); it is also
+	// the "Asked by" field.
+	AskedBy string
+	// Status is the approval's status; Outcome says how it ended ("" while
+	// pending), Note is the restart note of a prompt shown again.
+	Status  gate.Status
+	Outcome string
+	Note    string
+}
+
+// BuildView is Build for what the gate asked a frontend to show: the
+// approval, and the restart note if the daemon restarted while it waited.
+func BuildView(v gate.View, now time.Time) Content {
+	c := Build(v.Approval, now)
+	if !v.Restarted.IsZero() && !v.Approval.Status.Final() {
+		c.Note = RestartNote(v.Restarted)
+	}
+	return c
 }
 
 // Build returns the content of a's prompt at now (now only phrases the
@@ -72,6 +92,12 @@ func Build(a *gate.Approval, now time.Time) Content {
 	c := Content{
 		Title:    VisibleLine(fmt.Sprintf("%s wants to run %s", nonEmpty(a.Agent, "an agent"), nonEmpty(a.Tool, "a tool"))),
 		Deadline: a.Deadline,
+		Risks:    Risks(a),
+		AskedBy:  AskedBy(a.Evaluation, a.Tool),
+		Status:   a.Status,
+	}
+	if a.Status.Final() {
+		c.Outcome = Outcome(a)
 	}
 	add := func(name, value string) {
 		if value != "" {
@@ -91,19 +117,15 @@ func Build(a *gate.Approval, now time.Time) Content {
 		add("Workdir", j.Workdir)
 		add("Path", strings.Join(j.Paths, ", "))
 	}
-	add("Asked by", RuleText(a.Evaluation))
+	add("Asked by", c.AskedBy)
 	if !a.Deadline.IsZero() {
 		add("Deadline", DeadlineText(a.Deadline, now))
 	}
 	add("ID", a.ID)
 
-	if a.Evaluation.OutsideProject {
-		paths := a.Evaluation.OutsidePaths
-		if len(paths) == 0 {
-			c.Warnings = append(c.Warnings, "outside project")
-		} else {
-			c.Warnings = append(c.Warnings, VisibleLine("outside project: "+strings.Join(paths, ", ")))
-		}
+	// The outside-project risk is a label; the paths are said once, here.
+	if paths := a.Evaluation.OutsidePaths; a.Evaluation.OutsideProject && len(paths) > 0 {
+		add("Outside", strings.Join(paths, ", "))
 	}
 	if HasInvisible(rawBody(a)) {
 		c.Warnings = append(c.Warnings, "invisible or control characters in the input (shown as ⟨U+…⟩)")
@@ -127,8 +149,17 @@ func Build(a *gate.Approval, now time.Time) Content {
 // Text renders c as plain text, whole (for a file, a terminal, a log).
 func (c Content) Text() string {
 	var b strings.Builder
+	if c.Outcome != "" {
+		b.WriteString(c.Outcome + "\n")
+	}
+	if c.Note != "" {
+		b.WriteString(c.Note + "\n")
+	}
 	b.WriteString(c.Title)
 	b.WriteString("\n\n")
+	if len(c.Risks) > 0 {
+		fmt.Fprintf(&b, "Risks: %s\n", strings.Join(c.Risks, " · "))
+	}
 	for _, f := range c.Fields {
 		fmt.Fprintf(&b, "%s: %s\n", f.Name, f.Value)
 	}
@@ -144,35 +175,9 @@ func (c Content) Text() string {
 	return b.String()
 }
 
-// RuleText names the rule that made the gate ask, or its reason.
-func RuleText(e gate.Evaluation) string {
-	r := e.Rule
-	if r == nil {
-		return e.Reason
-	}
-	var b strings.Builder
-	b.WriteString(r.Layer)
-	if r.Tool != "" {
-		b.WriteString(" " + r.Tool)
-	}
-	if r.Pattern != "" {
-		b.WriteString(" " + r.Pattern)
-	}
-	if r.Action != "" {
-		b.WriteString(" → " + string(r.Action))
-	}
-	if r.File != "" {
-		fmt.Fprintf(&b, " (%s:%d)", r.File, r.Line)
-	}
-	if e.Reason != "" {
-		b.WriteString(": " + e.Reason)
-	}
-	return b.String()
-}
-
 // DeadlineText phrases a deadline as a UTC clock time and the time left.
 func DeadlineText(deadline, now time.Time) string {
-	s := deadline.UTC().Format("2006-01-02 15:04:05 UTC")
+	s := deadline.UTC().Format(TimeFormat)
 	if left := deadline.Sub(now); left > 0 {
 		s += " (in " + left.Round(time.Second).String() + ")"
 	} else {
@@ -185,35 +190,20 @@ func DeadlineText(deadline, now time.Time) string {
 // via Slack at 12:03:04 UTC", "Denied by bob via Telegram at ...: reason",
 // "Expired at ...". A pending approval gives "Pending".
 func Outcome(a *gate.Approval) string {
-	var what string
-	switch a.Status {
-	case gate.StatusPending, "":
+	if !a.Status.Final() {
 		return "Pending"
-	case gate.StatusApproved, gate.StatusAllowed:
-		what = "Approved"
-	case gate.StatusApprovedAlways:
-		what = "Approved always"
-	case gate.StatusDenied:
-		what = "Denied"
-	case gate.StatusDeniedStop:
-		what = "Denied and stopped"
-	case gate.StatusExpired:
-		what = "Expired"
-	case gate.StatusCancelled:
-		what = "Cancelled"
-	default:
-		what = "Closed (" + string(a.Status) + ")"
 	}
+	what := Headline(a.Status)
 	var b strings.Builder
 	b.WriteString(what)
 	if a.DecidedBy != "" && a.Status != gate.StatusExpired {
 		b.WriteString(" by " + a.DecidedBy)
 	}
-	if a.Via != "" && a.Via != "timeout" {
+	if a.Via != "" && a.Via != "timeout" && a.Via != "agent" {
 		b.WriteString(" via " + viaName(a.Via))
 	}
 	if a.DecidedAt != nil {
-		b.WriteString(" at " + a.DecidedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+		b.WriteString(" at " + a.DecidedAt.UTC().Format(TimeFormat))
 	}
 	if a.Reason != "" {
 		b.WriteString(": " + a.Reason)

@@ -123,6 +123,7 @@ func TestBuild(t *testing.T) {
 		wantFields map[string]string
 		wantWarn   []string
 		wantAlways []string
+		wantRisks  []string
 	}{
 		{
 			name: "shell",
@@ -135,7 +136,7 @@ func TestBuild(t *testing.T) {
 					AlwaysRules: []gate.AlwaysPattern{{Tool: "Bash", Pattern: "git push *"}}}},
 			wantKind: BodyCommand, wantBody: "git push origin main",
 			wantFields: map[string]string{"Agent": "claude", "Session": "s1", "Cwd": "/p", "Tool": "Bash", "ID": "a1",
-				"Asked by": "static Bash * → ask (rules.jsonc:4): no rule matched",
+				"Asked by": "rules.jsonc:4 Bash: *",
 				"Deadline": "2026-01-02 12:10:00 UTC (in 10m0s)"},
 			wantAlways: []string{"git push *"},
 		},
@@ -146,7 +147,9 @@ func TestBuild(t *testing.T) {
 				Evaluation: gate.Evaluation{Kind: gate.KindShell, OutsideProject: true, OutsidePaths: []string{"/etc/\u202Epasswd"},
 					Always: []string{"cat *"}}},
 			wantKind: BodyCommand, wantBody: "cat /etc/⟨U+202E⟩passwd",
-			wantWarn:   []string{"outside project: /etc/⟨U+202E⟩passwd", "invisible or control characters in the input (shown as ⟨U+…⟩)"},
+			wantFields: map[string]string{"Outside": "/etc/⟨U+202E⟩passwd"},
+			wantRisks:  []string{RiskReadsOutside},
+			wantWarn:   []string{"invisible or control characters in the input (shown as ⟨U+…⟩)"},
 			wantAlways: []string{"cat *"},
 		},
 		{
@@ -222,6 +225,9 @@ func TestBuild(t *testing.T) {
 			}
 			if strings.Join(c.Always, "|") != strings.Join(tt.wantAlways, "|") {
 				t.Errorf("always = %q, want %q", c.Always, tt.wantAlways)
+			}
+			if strings.Join(c.Risks, "|") != strings.Join(tt.wantRisks, "|") {
+				t.Errorf("risks = %q, want %q", c.Risks, tt.wantRisks)
 			}
 			if txt := c.Text(); !strings.Contains(txt, c.Body) || !strings.Contains(txt, c.Title) {
 				t.Errorf("Text() misses body or title: %q", txt)

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"approvalbot/gate"
+	"approvalbot/prompt"
 )
 
 // signedRequest builds a request the way Slack signs it
@@ -38,7 +41,8 @@ func interactionBody(t *testing.T, payload map[string]any) string {
 }
 
 func TestHTTPInteractivitySignatures(t *testing.T) {
-	a := testApproval("A1")
+	e := start(t, false)
+	a := e.add("rm -rf build")
 	body := interactionBody(t, press(approverID, actApprove, buttonValue(a)))
 	tests := []struct {
 		name string
@@ -67,7 +71,6 @@ func TestHTTPInteractivitySignatures(t *testing.T) {
 			return signedRequest(t, PathCommands, cmd, "guess", time.Now())
 		}},
 	}
-	e := start(t, false, a)
 	h := e.bot.Handler()
 	for _, tc := range tests {
 		w := httptest.NewRecorder()
@@ -76,8 +79,9 @@ func TestHTTPInteractivitySignatures(t *testing.T) {
 			t.Errorf("%s: status %d, want 401", tc.name, w.Code)
 		}
 	}
-	if len(e.fg.decided()) != 0 || e.fg.mode("claude") != "" {
-		t.Fatalf("a refused request changed something: %+v", e.fg.decided())
+	e.pending(a.ID)
+	if m, _ := e.g.Mode(e.ctx, "claude"); m != gate.ModeInteractive {
+		t.Fatalf("a refused request set the mode %s", m)
 	}
 
 	// The genuine request is accepted and decides.
@@ -86,17 +90,17 @@ func TestHTTPInteractivitySignatures(t *testing.T) {
 	if w.Code != http.StatusOK {
 		t.Fatalf("signed request: status %d %s", w.Code, w.Body)
 	}
-	if d := e.awaitDecisions(1)[0]; !d.Approve || d.By != "<@"+approverID+">" {
-		t.Fatalf("decision = %+v", d)
+	if got := e.decided(a.ID); got.Status != gate.StatusApproved || got.DecidedBy != "<@"+approverID+">" {
+		t.Fatalf("decided = %+v", got)
 	}
 }
 
 func TestHTTPReasonAndCommand(t *testing.T) {
-	a := testApproval("A1")
-	e := start(t, false, a)
+	e := start(t, false)
+	a := e.add("rm -rf build")
 	h := e.bot.Handler()
 
-	meta := reasonMeta("A1", a.Digest[:digestPrefixLen], chanID)
+	meta := reasonMeta(a.ID, prompt.DigestPrefix(a), chanID)
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, signedRequest(t, PathInteractivity, interactionBody(t, reasonSubmission(strangerID, meta, "x")), secret, time.Now()))
 	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"response_action":"errors"`) {
@@ -107,8 +111,8 @@ func TestHTTPReasonAndCommand(t *testing.T) {
 	if w.Code != http.StatusOK || w.Body.Len() != 0 {
 		t.Fatalf("approver's submission: %d %s", w.Code, w.Body)
 	}
-	if d := e.fg.decided(); len(d) != 1 || d[0].Reason != "no" || d[0].Approve {
-		t.Fatalf("decisions = %+v", d)
+	if got := e.decided(a.ID); got.Status != gate.StatusDenied || got.Reason != "no" {
+		t.Fatalf("decided = %+v", got)
 	}
 
 	cmd := url.Values{"command": {"/approvalbot"}, "text": {"mode claude strict"}, "user_id": {approverID}}.Encode()

@@ -54,15 +54,21 @@ func channelOf(cb *slack.InteractionCallback) string {
 // blockAction handles one button press on a prompt.
 func (b *Bot) blockAction(ctx context.Context, cb *slack.InteractionCallback, act *slack.BlockAction) {
 	channel, user := channelOf(cb), cb.User.ID
-	var d gate.Decision
+	var kind prompt.ChoiceKind
+	var scope gate.Scope
 	switch act.ActionID {
 	case actApprove:
-		d.Approve = true
-	case actAlways:
-		d.Approve, d.Always = true, true
-	case actDeny, actDenyReason:
+		kind = prompt.ChoiceApprove
+	case actAlways, actBack:
+		kind = prompt.ChoiceAlways // the scope step (or back from it): nothing decided yet
+	case actScopePrefix + string(gate.ScopeSession), actScopePrefix + string(gate.ScopeAgent):
+		kind, scope = prompt.ChoiceAlways, gate.Scope(strings.TrimPrefix(act.ActionID, actScopePrefix))
+	case actDeny:
+		kind = prompt.ChoiceDeny
+	case actDenyReason:
+		kind = prompt.ChoiceDenyReason
 	case actStop:
-		d.Stop = true
+		kind = prompt.ChoiceStop
 	default:
 		return // not one of ours
 	}
@@ -76,17 +82,29 @@ func (b *Bot) blockAction(ctx context.Context, cb *slack.InteractionCallback, ac
 		b.ephemeral(ctx, channel, user, msgNotAllowed)
 		return
 	}
-	if act.ActionID == actDenyReason {
+	switch {
+	case kind == prompt.ChoiceDenyReason:
 		b.openReason(ctx, cb, id, digest)
 		return
+	case kind == prompt.ChoiceAlways && scope == "":
+		ts := cb.Container.MessageTs
+		if ts == "" {
+			ts = cb.Message.Timestamp
+		}
+		if err := b.editButtons(ctx, channel, ts, id, act.ActionID == actAlways); err != nil {
+			b.logger.Warn("Always scope step failed", "approval", id, "err", err)
+			b.ephemeral(ctx, channel, user, "Could not show the Always choices; try again.")
+		}
+		return
 	}
+	d := prompt.Decision(kind, scope, "")
 	d.Digest, d.By, d.Via = digest, "<@"+user+">", Name
 	b.decide(ctx, channel, user, id, d)
 }
 
 // decide applies d and tells the presser what went wrong, if anything. The
-// message itself is edited by Resolved, which the gate calls for every
-// decision wherever it was made.
+// message itself is edited by the gate, for every decision wherever it
+// was made.
 func (b *Bot) decide(ctx context.Context, channel, user, id string, d gate.Decision) {
 	a, err := b.g.Decide(ctx, id, d)
 	if err == nil {

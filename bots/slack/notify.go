@@ -10,71 +10,57 @@ import (
 	"approvalbot/gate"
 )
 
-// ref returns the message this frontend posted for a, or nil.
-func ref(a *gate.Approval) *gate.MessageRef {
-	for i := range a.Messages {
-		if m := &a.Messages[i]; m.Frontend == Name && m.MessageID != "" {
-			return m
-		}
-	}
-	return nil
-}
+var _ gate.Notifier = (*Bot)(nil)
 
-// Notify implements gate.Notifier: it posts the prompt to the channel and
-// records the message with the gate. After a restart it edits the message
-// it already posted (its buttons keep working: they carry the approval id),
-// and posts a new one if the edit is refused.
-func (b *Bot) Notify(ctx context.Context, a *gate.Approval) error {
-	now := b.cfg.Now()
-	if m := ref(a); m != nil && a.Restarts > 0 {
-		note := "Still waiting (approvalbot restarted at " + now.UTC().Format("2006-01-02 15:04:05 UTC") + ")"
-		v := render(a, now, note)
-		err := b.update(ctx, m.ChatID, m.MessageID, v)
-		if err == nil {
-			return nil
-		}
-		if !outbox.IsPermanent(err) {
-			return fmt.Errorf("refresh slack prompt of %s: %w", a.ID, err)
-		}
-		b.logger.Warn("could not refresh the prompt after a restart; posting it again", "approval", a.ID, "err", err)
-	}
-	return b.post(ctx, a, render(a, now, ""))
-}
-
-// post sends a new prompt message, records it, and puts the full text in
-// its thread when the message had to be cut.
-func (b *Bot) post(ctx context.Context, a *gate.Approval, v view) error {
+// Show implements gate.Notifier: it posts v's prompt to the channel, and
+// the full text in its thread when the message had to be cut.
+func (b *Bot) Show(ctx context.Context, v gate.View) (gate.MessageRef, error) {
+	a := v.Approval
+	rv := render(v, b.cfg.Now())
 	var channel, ts string
 	err := b.out.Send(ctx, b.dest(), func(ctx context.Context) error {
 		var err error
 		channel, ts, err = b.api.PostMessageContext(ctx, b.cfg.Channel,
-			slack.MsgOptionText(v.Fallback, false), slack.MsgOptionBlocks(v.Blocks...))
+			slack.MsgOptionText(rv.Fallback, false), slack.MsgOptionBlocks(rv.Blocks...))
 		return sendErr(err)
 	})
 	if err != nil {
-		return fmt.Errorf("post slack prompt of %s: %w", a.ID, err)
+		return gate.MessageRef{}, fmt.Errorf("post slack prompt of %s: %w", a.ID, err)
 	}
 	if channel == "" {
 		channel = b.cfg.Channel
 	}
-	if _, err := b.g.AddMessageRef(ctx, a.ID, gate.MessageRef{Frontend: Name, ChatID: channel, MessageID: ts, SentAt: b.cfg.Now()}); err != nil {
-		// The prompt is out and its buttons work; only the later edit is lost.
-		b.logger.Error("record slack message failed", "approval", a.ID, "err", err)
-	}
+	ref := gate.MessageRef{Frontend: Name, ChatID: channel, MessageID: ts, SentAt: b.cfg.Now()}
 	b.logger.Info("prompt posted", "approval", a.ID, "agent", a.Agent, "ts", ts)
-	if v.Cut {
-		for _, chunk := range threadChunks(v.Full) {
+	if rv.Cut {
+		for _, chunk := range threadChunks(rv.Full) {
 			err := b.out.Send(ctx, b.dest(), func(ctx context.Context) error {
 				_, _, err := b.api.PostMessageContext(ctx, channel, slack.MsgOptionTS(ts),
 					slack.MsgOptionText(chunk, false), slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl())
 				return sendErr(err)
 			})
 			if err != nil {
-				return fmt.Errorf("post full text of %s to its thread: %w", a.ID, err)
+				// The prompt is out and its buttons work: say where it is.
+				b.logger.Error("post full text to the thread", "approval", a.ID, "err", err)
+				break
 			}
 		}
 	}
-	return nil
+	return ref, nil
+}
+
+// Update implements gate.Notifier: it edits the message at ref to show v
+// (the outcome without buttons, or a refreshed prompt). A refused edit of
+// a prompt (deleted message, archived channel) is ErrMessageGone.
+func (b *Bot) Update(ctx context.Context, ref gate.MessageRef, v gate.View) error {
+	err := b.update(ctx, ref.ChatID, ref.MessageID, render(v, b.cfg.Now()))
+	switch {
+	case err == nil:
+		return nil
+	case outbox.IsPermanent(err):
+		return fmt.Errorf("update slack message of %s: %w (%w)", v.Approval.ID, gate.ErrMessageGone, err)
+	}
+	return fmt.Errorf("update slack message of %s: %w", v.Approval.ID, err)
 }
 
 // update replaces the message at channel/ts with v.
@@ -86,23 +72,21 @@ func (b *Bot) update(ctx context.Context, channel, ts string, v view) error {
 	})
 }
 
-// Resolved implements gate.Notifier: it edits the prompt to show the
-// outcome, who decided and when, without buttons, wherever the decision
-// was made.
-func (b *Bot) Resolved(ctx context.Context, a *gate.Approval) error {
-	m := ref(a)
-	if m == nil {
-		// The approval we were given may predate our message ref.
-		fresh, err := b.g.Get(ctx, a.ID)
-		if err != nil {
-			return fmt.Errorf("get approval %s: %w", a.ID, err)
+// editButtons shows the Always scope step on a pending prompt (scopes),
+// or puts the prompt's own buttons back, if the approval is still pending
+// when the edit's turn comes: the step never revives a decided prompt.
+func (b *Bot) editButtons(ctx context.Context, channel, ts, id string, scopes bool) error {
+	return b.out.Send(ctx, b.dest(), func(ctx context.Context) error {
+		a, err := b.g.Get(ctx, id)
+		if err != nil || a.Status.Final() {
+			return nil
 		}
-		if m = ref(fresh); m == nil {
-			return nil // never shown in Slack
+		v := renderScopes(a, b.cfg.Now())
+		if !scopes {
+			v = render(gate.View{Approval: a}, b.cfg.Now())
 		}
-	}
-	if err := b.update(ctx, m.ChatID, m.MessageID, render(a, b.cfg.Now(), "")); err != nil {
-		return fmt.Errorf("show outcome of %s in slack: %w", a.ID, err)
-	}
-	return nil
+		_, _, _, err = b.api.UpdateMessageContext(ctx, channel, ts,
+			slack.MsgOptionText(v.Fallback, false), slack.MsgOptionBlocks(v.Blocks...))
+		return sendErr(err)
+	})
 }

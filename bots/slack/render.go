@@ -24,7 +24,6 @@ const (
 	maxContextText   = 2000 // context element text
 	maxFallbackText  = 3000 // we keep the notification text short; the API allows 40000
 	maxThreadChunk   = 3500 // thread follow-up messages with the full text, in runes
-	digestPrefixLen  = 16   // hex digits of the call digest carried in button values
 	sectionHeadroom  = 100  // room for the label and fences around a code block
 	actionsBlockID   = "approval_actions"
 	reasonCallbackID = "approvalbot_deny_reason"
@@ -34,11 +33,13 @@ const (
 
 // Action ids of the prompt's buttons.
 const (
-	actApprove    = "approve"
-	actAlways     = "always"
-	actDeny       = "deny"
-	actDenyReason = "deny_reason"
-	actStop       = "stop"
+	actApprove     = "approve"
+	actAlways      = "always"
+	actDeny        = "deny"
+	actDenyReason  = "deny_reason"
+	actStop        = "stop"
+	actScopePrefix = "always_" // + gate.Scope: the scope step's buttons
+	actBack        = "always_back"
 )
 
 // slackMention matches a decider recorded by this frontend ("<@U123>").
@@ -82,11 +83,7 @@ func escapedCut(s string, max int, esc func(string) string) (string, bool) {
 
 // buttonValue binds a press to the approval and the exact call it showed.
 func buttonValue(a *gate.Approval) string {
-	d := a.Digest
-	if len(d) > digestPrefixLen {
-		d = d[:digestPrefixLen]
-	}
-	return a.ID + "|" + d
+	return a.ID + "|" + prompt.DigestPrefix(a)
 }
 
 // parseButtonValue splits a button value made by buttonValue.
@@ -98,19 +95,33 @@ func parseButtonValue(v string) (id, digest string, ok bool) {
 	return id, digest, true
 }
 
-// render lays out a's message. now phrases the deadline; note, if set, is a
-// line shown above the buttons (the restart notice).
-func render(a *gate.Approval, now time.Time, note string) view {
-	c := prompt.Build(a, now)
+// render lays out v's message at now (which phrases the deadline): the
+// prompt with its buttons, or once final its outcome without them.
+func render(v gate.View, now time.Time) view {
+	return layout(v.Approval, prompt.BuildView(v, now), false)
+}
+
+// renderScopes is a pending prompt at its Always scope step.
+func renderScopes(a *gate.Approval, now time.Time) view {
+	return layout(a, prompt.Build(a, now), true)
+}
+
+// layout lays out a's message from its content c; scopes shows the Always
+// scope step instead of the prompt's buttons.
+func layout(a *gate.Approval, c prompt.Content, scopes bool) view {
 	v := view{Full: c.Text()}
-	v.Fallback = cutRunes("Approval needed: "+Escape(c.Title), maxFallbackText)
+	v.Fallback = cutRunes(prompt.Headline(c.Status)+": "+Escape(c.Title), maxFallbackText)
 	if a.Status.Final() {
 		v.Fallback = cutRunes(Escape(c.Title)+" — "+outcomeText(a), maxFallbackText)
 	}
 
-	blocks := []slack.Block{slack.NewHeaderBlock(plain(headerText(a.Status)))}
+	blocks := []slack.Block{slack.NewHeaderBlock(plain(prompt.Headline(c.Status)))}
 	title, _ := escapedCut(c.Title, maxSectionText-10, Escape)
 	blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*"+title+"*"), nil, nil))
+	if len(c.Risks) > 0 {
+		t, _ := escapedCut(strings.Join(c.Risks, " · "), maxSectionText-20, Escape)
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(":warning: *"+t+"*"), nil, nil))
+	}
 
 	var fields []*slack.TextBlockObject
 	for _, f := range c.Fields {
@@ -147,56 +158,56 @@ func render(a *gate.Approval, now time.Time, note string) view {
 		v.Blocks = blocks
 		return v
 	}
-	if note != "" {
-		blocks = append(blocks, slack.NewContextBlock("", mrkdwn(Escape(note))))
+	if c.Note != "" {
+		blocks = append(blocks, slack.NewContextBlock("", mrkdwn(Escape(c.Note))))
 	}
-	blocks = append(blocks, actions(a, c))
+	if scopes {
+		t, _ := escapedCut(prompt.ScopeQuestion(c), maxSectionText-10, Escape)
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(t), nil, nil), scopeActions(a))
+	} else {
+		blocks = append(blocks, actions(a, c))
+	}
 	v.Blocks = blocks
 	return v
 }
 
-// headerText is the message's header: what is asked, or how it ended.
-func headerText(s gate.Status) string {
-	switch s {
-	case gate.StatusPending, "":
-		return "Approval needed"
-	case gate.StatusApproved, gate.StatusAllowed:
-		return "Approved"
-	case gate.StatusApprovedAlways:
-		return "Approved always"
-	case gate.StatusDenied:
-		return "Denied"
-	case gate.StatusDeniedStop:
-		return "Denied and stopped"
-	case gate.StatusExpired:
-		return "Expired"
-	case gate.StatusCancelled:
-		return "Cancelled"
-	}
-	return "Closed"
+// choiceActions are the action ids of prompt's choices.
+var choiceActions = map[prompt.ChoiceKind]string{
+	prompt.ChoiceApprove: actApprove, prompt.ChoiceAlways: actAlways, prompt.ChoiceDeny: actDeny,
+	prompt.ChoiceDenyReason: actDenyReason, prompt.ChoiceStop: actStop,
 }
 
-// actions returns the buttons of a pending prompt.
+// actions returns the buttons of a pending prompt, from prompt's choices.
 func actions(a *gate.Approval, c prompt.Content) *slack.ActionBlock {
 	val := buttonValue(a)
-	approve := slack.NewButtonBlockElement(actApprove, val, plain("Approve"))
-	approve.Style = slack.StylePrimary
-	elems := []slack.BlockElement{approve}
-	if len(a.Evaluation.AlwaysRules) > 0 && len(c.Always) > 0 {
-		label := cutRunes("Always: "+strings.Join(c.Always, ", "), maxButtonText)
+	var elems []slack.BlockElement
+	for _, ch := range prompt.Choices(a, c) {
+		label := cutRunes(ch.Label, maxButtonText)
 		if utf8.RuneCountInString(label) > maxButtonText || strings.Contains(label, "\n") {
 			label = "Always…"
 		}
-		always := slack.NewButtonBlockElement(actAlways, val, plain(label))
-		text, _ := escapedCut("Approve now and always allow: "+strings.Join(c.Always, ", "), maxConfirmText, Escape)
-		always.Confirm = slack.NewConfirmationBlockObject(plain("Always allow?"), mrkdwn(text), plain("Always allow"), plain("Cancel"))
-		elems = append(elems, always)
+		btn := slack.NewButtonBlockElement(choiceActions[ch.Kind], val, plain(label))
+		switch ch.Kind {
+		case prompt.ChoiceApprove:
+			btn.Style = slack.StylePrimary
+		case prompt.ChoiceDeny, prompt.ChoiceStop:
+			btn.Style = slack.StyleDanger
+		}
+		elems = append(elems, btn)
 	}
-	deny := slack.NewButtonBlockElement(actDeny, val, plain("Deny"))
-	deny.Style = slack.StyleDanger
-	stop := slack.NewButtonBlockElement(actStop, val, plain("Stop"))
-	stop.Style = slack.StyleDanger
-	elems = append(elems, deny, slack.NewButtonBlockElement(actDenyReason, val, plain("Deny with reason")), stop)
+	return slack.NewActionBlock(actionsBlockID, elems...)
+}
+
+// scopeActions are the Always scope step's buttons: prompt's scopes, and Back.
+func scopeActions(a *gate.Approval) *slack.ActionBlock {
+	val := buttonValue(a)
+	var elems []slack.BlockElement
+	for _, s := range prompt.ScopeChoices {
+		btn := slack.NewButtonBlockElement(actScopePrefix+string(s.Scope), val, plain("Always: "+s.Label))
+		btn.Style = slack.StylePrimary
+		elems = append(elems, btn)
+	}
+	elems = append(elems, slack.NewButtonBlockElement(actBack, val, plain("Back")))
 	return slack.NewActionBlock(actionsBlockID, elems...)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"approvalbot/gate"
+	"approvalbot/prompt"
 )
 
 // mrkdwnTexts returns every mrkdwn text object of a rendered message.
@@ -75,7 +76,7 @@ func TestRenderNeutralisesAgentText(t *testing.T) {
 					now := t0
 					b.Status, b.DecidedBy, b.Via, b.Reason, b.DecidedAt = gate.StatusDenied, "<!channel>", "telegram", tc.command, &now
 				}
-				v := render(&b, t0, "")
+				v := render(gate.View{Approval: &b}, t0)
 				texts := append(mrkdwnTexts(t, v.Blocks), v.Fallback)
 				for _, s := range texts {
 					if strings.ContainsAny(s, "<>") {
@@ -123,7 +124,7 @@ func TestOutcomeShowsSlackDeciderAsMention(t *testing.T) {
 func TestButtonValueRoundTrip(t *testing.T) {
 	a := testApproval("A1")
 	id, d, ok := parseButtonValue(buttonValue(a))
-	if !ok || id != "A1" || !strings.HasPrefix(a.Digest, d) || len(d) != digestPrefixLen {
+	if !ok || id != "A1" || !strings.HasPrefix(a.Digest, d) || len(d) != prompt.DigestLen {
 		t.Fatalf("round trip: %q %q %v", id, d, ok)
 	}
 	for _, bad := range []string{"", "A1", "|abc", "A1|ab|cd"} {
@@ -140,7 +141,7 @@ func TestRenderFitsBlockKitLimits(t *testing.T) {
 	setCommand(a, long)
 	a.Evaluation.Always = []string{long}
 	a.Evaluation.AlwaysRules = []gate.AlwaysPattern{{Tool: "Bash", Pattern: long}}
-	v := render(a, t0.Add(time.Minute), "")
+	v := render(gate.View{Approval: a}, t0.Add(time.Minute))
 	raw, _ := json.Marshal(v.Blocks)
 	var blocks []map[string]any
 	if err := json.Unmarshal(raw, &blocks); err != nil {

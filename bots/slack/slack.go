@@ -66,7 +66,6 @@ type Gate interface {
 	Decide(ctx context.Context, id string, d gate.Decision) (*gate.Approval, error)
 	Get(ctx context.Context, id string) (*gate.Approval, error)
 	List(ctx context.Context, status gate.Status) ([]*gate.Approval, error)
-	AddMessageRef(ctx context.Context, id string, ref gate.MessageRef) (*gate.Approval, error)
 	Rules(ctx context.Context, agent string) ([]gate.AlwaysRule, error)
 	RemoveRule(ctx context.Context, id, by string) (gate.AlwaysRule, error)
 	SetMode(ctx context.Context, agent string, m gate.Mode, by string) error

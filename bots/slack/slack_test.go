@@ -11,6 +11,7 @@ import (
 	"approvalbot/bots/outbox"
 	"approvalbot/bots/slacktest"
 	"approvalbot/gate"
+	"approvalbot/gate/gatetest"
 )
 
 const (
@@ -41,7 +42,8 @@ type env struct {
 	t   *testing.T
 	ctx context.Context
 	fs  *slacktest.Server
-	fg  *fakeGate
+	gt  *gatetest.Env
+	g   *gate.Gate
 	bot *Bot
 }
 
@@ -56,16 +58,36 @@ func testConfig(fs *slacktest.Server, socket bool) Config {
 	return cfg
 }
 
-// start runs a bot against a fake Slack; with socket, over Socket Mode.
-func start(t *testing.T, socket bool, as ...*gate.Approval) *env {
+// start runs a bot against a fake Slack, as the notifier of the real gate
+// (on an in-memory store); with socket, over Socket Mode.
+func start(t *testing.T, socket bool) *env {
+	t.Helper()
+	return startOn(t, socket, nil, nil, func(*Config) {})
+}
+
+// startOn is start on store st and fake Slack fs (nil: new ones), with
+// the config changed by mod.
+func startOn(t *testing.T, socket bool, st gate.Store, fs *slacktest.Server, mod func(*Config)) *env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	e := &env{t: t, ctx: ctx, fs: slacktest.New(t), fg: newFakeGate(as...)}
-	bot, err := New(testConfig(e.fs, socket), e.fg, nil)
+	if fs == nil {
+		fs = slacktest.New(t)
+	}
+	e := &env{t: t, ctx: ctx, fs: fs}
+	e.gt = gatetest.New(t, gatetest.Options{Store: st, NoStart: true})
+	e.g = e.gt.G
+	cfg := testConfig(e.fs, socket)
+	cfg.Now = e.gt.Clock.Now
+	mod(&cfg)
+	bot, err := New(cfg, e.g, nil)
 	if err != nil {
 		t.Fatalf("new bot: %v", err)
 	}
 	e.bot = bot
+	e.g.AddNotifier(bot)
+	if err := e.g.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- bot.Run(runCtx) }()
@@ -74,6 +96,7 @@ func start(t *testing.T, socket bool, as ...*gate.Approval) *env {
 		if err := <-done; err != nil {
 			t.Errorf("run: %v", err)
 		}
+		e.g.Close()
 		bot.Close()
 		cancel()
 	})
@@ -83,6 +106,12 @@ func start(t *testing.T, socket bool, as ...*gate.Approval) *env {
 		}
 	}
 	return e
+}
+
+// add submits a Bash call of cmd; it must ask.
+func (e *env) add(cmd string) *gate.Approval {
+	e.t.Helper()
+	return e.gt.Ask(e.t, gatetest.Bash(cmd))
 }
 
 func press(user, action, value string) map[string]any {
@@ -119,16 +148,28 @@ func (e *env) interact(payload any) json.RawMessage {
 	return ack
 }
 
+// notify waits until the gate has posted a's prompt, and returns it.
 func (e *env) notify(a *gate.Approval) slacktest.Message {
 	e.t.Helper()
-	if err := e.bot.Notify(e.ctx, a); err != nil {
-		e.t.Fatalf("notify: %v", err)
+	got := e.gt.Shown(e.t, a.ID, Name)
+	ts := ref(got).MessageID
+	for _, m := range e.fs.Snapshot().Messages {
+		if m.TS == ts {
+			return m
+		}
 	}
-	msgs := e.fs.Snapshot().Messages
-	if len(msgs) == 0 {
-		e.t.Fatal("nothing posted")
+	e.t.Fatalf("no message %s", ts)
+	return slacktest.Message{}
+}
+
+// ref is a's Slack message ref, or nil.
+func ref(a *gate.Approval) *gate.MessageRef {
+	for i := range a.Messages {
+		if a.Messages[i].Frontend == Name {
+			return &a.Messages[i]
+		}
 	}
-	return msgs[0]
+	return nil
 }
 
 func (e *env) await(what string, cond func(slacktest.Snapshot) bool) slacktest.Snapshot {
@@ -139,94 +180,121 @@ func (e *env) await(what string, cond func(slacktest.Snapshot) bool) slacktest.S
 	return e.fs.Snapshot()
 }
 
-func (e *env) awaitDecisions(n int) []gate.Decision {
+// decided waits until the approval with id is final and returns it.
+func (e *env) decided(id string) *gate.Approval {
 	e.t.Helper()
-	for {
-		if d := e.fg.decided(); len(d) >= n {
-			return d
-		}
-		select {
-		case <-e.ctx.Done():
-			e.t.Fatalf("waited for %d decisions, have %d", n, len(e.fg.decided()))
-		case <-time.After(5 * time.Millisecond):
-		}
+	a, err := e.g.Wait(e.ctx, id)
+	if err != nil || !a.Status.Final() {
+		e.t.Fatalf("approval %s never decided: %v", id, err)
+	}
+	return a
+}
+
+// pending fails the test if the approval with id was decided.
+func (e *env) pending(id string) {
+	e.t.Helper()
+	if a := e.gt.Get(e.t, id); a.Status != gate.StatusPending {
+		e.t.Fatalf("approval %s was decided: %s by %s", id, a.Status, a.DecidedBy)
 	}
 }
 
 func TestPostPressUpdate(t *testing.T) {
-	a := testApproval("A1")
-	e := start(t, true, a)
+	e := start(t, true)
+	a := e.add("rm -rf build")
 	m := e.notify(a)
 	if m.Channel != chanID || !strings.Contains(m.Blocks, `"action_id":"approve"`) || !strings.Contains(m.Blocks, "rm -rf build") {
 		t.Fatalf("posted message lacks the prompt: %+v", m)
 	}
-	for _, want := range []string{`"action_id":"always"`, `"action_id":"deny"`, `"action_id":"deny_reason"`, `"action_id":"stop"`, `"confirm"`, "Always allow?"} {
+	for _, want := range []string{`"action_id":"always"`, `"action_id":"deny"`, `"action_id":"deny_reason"`, `"action_id":"stop"`, "deletes recursively"} {
 		if !strings.Contains(m.Blocks, want) {
 			t.Errorf("blocks lack %s", want)
 		}
 	}
-	got, _ := e.fg.Get(e.ctx, "A1")
-	if r := ref(got); r == nil || r.MessageID != m.TS || r.ChatID != chanID {
-		t.Fatalf("message ref not recorded: %+v", got.Messages)
-	}
 
+	// Always asks for the scope first, in the message itself.
 	if ack := e.interact(press(approverID, actAlways, buttonValue(a))); string(ack) != "null" {
 		t.Errorf("ack payload = %s, want empty", ack)
 	}
-	d := e.awaitDecisions(1)[0]
-	if !d.Approve || !d.Always || d.By != "<@"+approverID+">" || d.Via != "slack" || d.Digest != a.Digest[:digestPrefixLen] {
-		t.Fatalf("decision = %+v", d)
+	snap := e.await("the scope step", func(s slacktest.Snapshot) bool {
+		return strings.Contains(s.Messages[0].Blocks, actScopePrefix+"session")
+	})
+	if b := snap.Messages[0].Blocks; !strings.Contains(b, "This session") || !strings.Contains(b, "This agent") || strings.Contains(b, `"action_id":"approve"`) {
+		t.Fatalf("scope step = %s", b)
 	}
-	// The gate calls Resolved after every decision.
-	final, _ := e.fg.Get(e.ctx, "A1")
-	if err := e.bot.Resolved(e.ctx, final); err != nil {
-		t.Fatalf("resolved: %v", err)
+	e.pending(a.ID)
+	e.interact(press(approverID, actScopePrefix+"session", buttonValue(a)))
+	got := e.decided(a.ID)
+	if got.Status != gate.StatusApprovedAlways || got.DecidedBy != "<@"+approverID+">" || got.Via != "slack" {
+		t.Fatalf("decided = %+v", got)
 	}
-	m = e.fs.Snapshot().Messages[0]
-	if m.Updates != 1 || strings.Contains(m.Blocks, `"action_id"`) || !strings.Contains(blockTexts(t, m.Blocks), "Approved always by <@"+approverID+"> via Slack") ||
+	// Decide saves the rule after the decision is final (which ends Wait).
+	gatetest.Eventually(t, "the session-scoped Always rule", func() bool {
+		rules, _ := e.g.Rules(e.ctx, "claude")
+		return len(rules) == 1 && rules[0].Scope == gate.ScopeSession
+	})
+	// The gate edits the prompt to the outcome.
+	snap = e.await("the outcome", func(s slacktest.Snapshot) bool { return strings.Contains(s.Messages[0].Blocks, "Approved always") })
+	m = snap.Messages[0]
+	if strings.Contains(m.Blocks, `"action_id"`) || !strings.Contains(blockTexts(t, m.Blocks), "Approved always by <@"+approverID+"> via Slack") ||
 		!strings.Contains(m.Text, "<@"+approverID+">") {
 		t.Fatalf("updated message = %+v", m)
 	}
 
 	// A second press: the approver is told, nothing changes.
 	e.interact(press(approverID, actDeny, buttonValue(a)))
-	snap := e.await("ephemeral", func(s slacktest.Snapshot) bool { return len(s.Ephemerals) == 1 })
+	snap = e.await("ephemeral", func(s slacktest.Snapshot) bool { return len(s.Ephemerals) == 1 })
 	if eph := snap.Ephemerals[0]; eph.User != approverID || !strings.Contains(eph.Text, "Already decided") {
 		t.Fatalf("ephemeral = %+v", eph)
 	}
-	if n := len(e.fg.decided()); n != 1 {
-		t.Fatalf("%d decisions, want 1", n)
+	if got := e.gt.Get(t, a.ID); got.Status != gate.StatusApprovedAlways {
+		t.Fatalf("status %s after a second press", got.Status)
 	}
+}
+
+func TestAlwaysScopeBackAndAgent(t *testing.T) {
+	e := start(t, true)
+	a := e.add("make deploy")
+	e.notify(a)
+	e.interact(press(approverID, actAlways, buttonValue(a)))
+	e.await("the scope step", func(s slacktest.Snapshot) bool { return strings.Contains(s.Messages[0].Blocks, actBack) })
+	e.interact(press(approverID, actBack, buttonValue(a)))
+	e.await("the buttons again", func(s slacktest.Snapshot) bool {
+		return strings.Contains(s.Messages[0].Blocks, `"action_id":"approve"`)
+	})
+	e.pending(a.ID)
+	e.interact(press(approverID, actScopePrefix+"agent", buttonValue(a)))
+	if got := e.decided(a.ID); got.Status != gate.StatusApprovedAlways {
+		t.Fatalf("status %s", got.Status)
+	}
+	// Decide saves the rule after the decision is final (which ends Wait).
+	gatetest.Eventually(t, "the agent-scoped Always rule", func() bool {
+		rules, _ := e.g.Rules(e.ctx, "claude")
+		return len(rules) == 1 && rules[0].Scope == gate.ScopeAgent
+	})
 }
 
 func TestPressByNonApprover(t *testing.T) {
 	for _, approvers := range [][]string{{approverID}, nil} {
-		a := testApproval("A1")
-		fs := slacktest.New(t)
-		fg := newFakeGate(a)
-		cfg := testConfig(fs, false)
-		cfg.Approvers = approvers
-		bot, err := New(cfg, fg, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := startOn(t, false, nil, nil, func(c *Config) { c.Approvers = approvers })
+		a := e.add("rm -rf build")
 		ctx := context.Background()
-		bot.interaction(ctx, cbOf(t, press(strangerID, actApprove, buttonValue(a))))
-		bot.interaction(ctx, cbOf(t, press(strangerID, actDenyReason, buttonValue(a))))
-		snap := fs.Snapshot()
-		if len(fg.decided()) != 0 || len(snap.Views) != 0 {
-			t.Fatalf("approvers %v: a stranger's press changed something: %+v %+v", approvers, fg.decided(), snap.Views)
+		for _, act := range []string{actApprove, actDenyReason, actAlways, actScopePrefix + "agent", actStop} {
+			e.bot.interaction(ctx, cbOf(t, press(strangerID, act, buttonValue(a))))
 		}
-		if len(snap.Ephemerals) != 2 || !strings.Contains(snap.Ephemerals[0].Text, "not allowed") || snap.Ephemerals[0].User != strangerID {
+		snap := e.fs.Snapshot()
+		e.pending(a.ID)
+		if len(snap.Views) != 0 {
+			t.Fatalf("approvers %v: a stranger opened a modal: %+v", approvers, snap.Views)
+		}
+		if len(snap.Ephemerals) != 5 || !strings.Contains(snap.Ephemerals[0].Text, "not allowed") || snap.Ephemerals[0].User != strangerID {
 			t.Fatalf("approvers %v: ephemerals = %+v", approvers, snap.Ephemerals)
 		}
-		bot.Close()
 	}
 }
 
 func TestReasonModal(t *testing.T) {
-	a := testApproval("A1")
-	e := start(t, true, a)
+	e := start(t, true)
+	a := e.add("rm -rf build")
 	e.notify(a)
 	e.interact(press(approverID, actDenyReason, buttonValue(a)))
 	snap := e.await("views.open", func(s slacktest.Snapshot) bool { return len(s.Views) == 1 })
@@ -237,25 +305,21 @@ func TestReasonModal(t *testing.T) {
 	if err := json.Unmarshal(snap.Views[0].View, &v); err != nil || v.CallbackID != reasonCallbackID || snap.Views[0].TriggerID != "1337.42.abcd" {
 		t.Fatalf("modal = %s (%v)", snap.Views[0].View, err)
 	}
-	if len(e.fg.decided()) != 0 {
-		t.Fatal("opening the modal decided")
-	}
+	e.pending(a.ID)
 
 	// A submission by someone else is refused in the modal.
 	ack := e.interact(reasonSubmission(strangerID, v.PrivateMetadata, "nope"))
 	if !strings.Contains(string(ack), `"response_action":"errors"`) || !strings.Contains(string(ack), "not allowed") {
 		t.Fatalf("stranger's submission ack = %s", ack)
 	}
-	if len(e.fg.decided()) != 0 {
-		t.Fatal("a stranger's submission decided")
-	}
+	e.pending(a.ID)
 
 	if ack := e.interact(reasonSubmission(approverID, v.PrivateMetadata, "touches prod")); string(ack) != "null" {
 		t.Fatalf("ack = %s, want empty (closes the modal)", ack)
 	}
-	d := e.fg.decided()
-	if len(d) != 1 || d[0].Approve || d[0].Stop || d[0].Reason != "touches prod" || d[0].By != "<@"+approverID+">" {
-		t.Fatalf("decisions = %+v", d)
+	got := e.decided(a.ID)
+	if got.Status != gate.StatusDenied || got.Reason != "touches prod" || got.DecidedBy != "<@"+approverID+">" {
+		t.Fatalf("decided = %+v", got)
 	}
 	// Submitting again tells the approver it is already decided.
 	ack = e.interact(reasonSubmission(approverID, v.PrivateMetadata, "again"))
@@ -265,83 +329,76 @@ func TestReasonModal(t *testing.T) {
 }
 
 func TestStopAndDigestMismatch(t *testing.T) {
-	a := testApproval("A1")
-	e := start(t, true, a)
-	e.interact(press(approverID, actStop, "A1|ffffffffffffffff"))
+	e := start(t, true)
+	a := e.add("rm -rf build")
+	e.interact(press(approverID, actStop, a.ID+"|ffffffffffffffff"))
 	snap := e.await("ephemeral", func(s slacktest.Snapshot) bool { return len(s.Ephemerals) == 1 })
-	if !strings.Contains(snap.Ephemerals[0].Text, "no longer matches") || len(e.fg.decided()) != 0 {
-		t.Fatalf("mismatched press: %+v %+v", snap.Ephemerals, e.fg.decided())
+	if !strings.Contains(snap.Ephemerals[0].Text, "no longer matches") {
+		t.Fatalf("mismatched press: %+v", snap.Ephemerals)
 	}
-	e.interact(press(approverID, actStop, "A1|0123"))
+	e.pending(a.ID)
+	e.interact(press(approverID, actStop, a.ID+"|0123"))
 	e.await("bad button", func(s slacktest.Snapshot) bool { return len(s.Ephemerals) == 2 })
 	e.interact(press(approverID, actStop, buttonValue(a)))
-	if d := e.awaitDecisions(1)[0]; !d.Stop || d.Approve {
-		t.Fatalf("stop decision = %+v", d)
+	if got := e.decided(a.ID); got.Status != gate.StatusDeniedStop {
+		t.Fatalf("stop = %s", got.Status)
 	}
 }
 
 func TestRateLimitedPostIsRetried(t *testing.T) {
-	a := testApproval("A1")
-	e := start(t, false, a)
+	e := start(t, false)
 	e.fs.RateLimit("chat.postMessage", 1)
+	a := e.add("make")
 	m := e.notify(a)
 	snap := e.fs.Snapshot()
-	if len(snap.Messages) != 1 || snap.Calls["chat.postMessage"] != 2 {
+	if len(snap.Messages) != 1 || snap.Calls["chat.postMessage"] != 2 || snap.Messages[0].TS != m.TS {
 		t.Fatalf("messages %d, postMessage calls %d; want 1 and 2", len(snap.Messages), snap.Calls["chat.postMessage"])
-	}
-	if got, _ := e.fg.Get(e.ctx, "A1"); ref(got) == nil || ref(got).MessageID != m.TS {
-		t.Fatal("ref not recorded after the retry")
 	}
 }
 
 func TestDroppedSocketReconnects(t *testing.T) {
-	a := testApproval("A1")
-	e := start(t, true, a)
+	e := start(t, true)
+	a := e.add("make")
 	e.notify(a)
 	e.fs.DropConnection()
 	if err := e.fs.AwaitConnections(e.ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	e.interact(press(approverID, actApprove, buttonValue(a)))
-	if d := e.awaitDecisions(1)[0]; !d.Approve || d.Always {
-		t.Fatalf("decision after reconnect = %+v", d)
+	if got := e.decided(a.ID); got.Status != gate.StatusApproved {
+		t.Fatalf("decision after reconnect = %s", got.Status)
 	}
 }
 
 func TestRestartRefreshesOrReposts(t *testing.T) {
-	a := testApproval("A1")
-	e := start(t, false, a)
+	e := start(t, false)
+	a := e.add("make")
 	m := e.notify(a)
-
-	again, _ := e.fg.Get(e.ctx, "A1")
-	again.Restarts = 1
-	if err := e.bot.Notify(e.ctx, again); err != nil {
+	b := e.add("make other")
+	e.notify(b)
+	// b's message is gone (deleted in Slack): the restart posts it anew.
+	if _, err := e.g.AddMessageRef(e.ctx, b.ID, gate.MessageRef{Frontend: Name, ChatID: chanID, MessageID: "1.2"}); err != nil {
 		t.Fatal(err)
 	}
-	snap := e.fs.Snapshot()
-	if len(snap.Messages) != 1 || snap.Messages[0].Updates != 1 || !strings.Contains(snap.Messages[0].Blocks, "Still waiting") ||
-		!strings.Contains(snap.Messages[0].Blocks, `"action_id":"approve"`) {
-		t.Fatalf("after restart: %+v", snap.Messages)
+	e.g.Close()
+	e2 := startOn(t, false, e.gt.Store, e.fs, func(*Config) {})
+	snap := e2.await("the refresh and the re-post", func(s slacktest.Snapshot) bool {
+		return len(s.Messages) == 3 && strings.Contains(s.Messages[0].Blocks, "Still waiting")
+	})
+	if first := snap.Messages[0]; first.TS != m.TS || !strings.Contains(first.Blocks, `"action_id":"approve"`) {
+		t.Fatalf("after restart: %+v", first)
 	}
-	// The message is gone: post a new one and record it.
-	gone := clone(again)
-	gone.Messages = []gate.MessageRef{{Frontend: Name, ChatID: chanID, MessageID: "1.2"}}
-	if err := e.bot.Notify(e.ctx, gone); err != nil {
-		t.Fatal(err)
-	}
-	snap = e.fs.Snapshot()
-	if len(snap.Messages) != 2 {
-		t.Fatalf("want a re-post, have %d messages", len(snap.Messages))
-	}
-	if got, _ := e.fg.Get(e.ctx, "A1"); ref(got).MessageID == m.TS {
-		t.Fatal("the new message was not recorded")
+	gatetest.Eventually(t, "the re-post's ref", func() bool { return ref(e2.gt.Get(t, b.ID)).MessageID == snap.Messages[2].TS })
+	// The old buttons work on the new daemon.
+	e2.bot.interaction(e2.ctx, cbOf(t, press(approverID, actApprove, buttonValue(a))))
+	if got := e2.decided(a.ID); got.Status != gate.StatusApproved {
+		t.Fatalf("old button after restart: %s", got.Status)
 	}
 }
 
 func TestLongBodyGoesToThread(t *testing.T) {
-	a := testApproval("A1")
-	setCommand(a, "echo "+strings.Repeat("x&<y> ", 2000))
-	e := start(t, false, a)
+	e := start(t, false)
+	a := e.add("echo " + strings.Repeat("x&<y> ", 2000))
 	m := e.notify(a)
 	if !strings.Contains(m.Blocks, "cut: ") || !strings.Contains(m.Blocks, "full text is in this message") {
 		t.Fatalf("long body not cut with a marker")
@@ -357,7 +414,7 @@ func TestLongBodyGoesToThread(t *testing.T) {
 			}
 		}
 	}
-	snap := e.fs.Snapshot()
+	snap := e.await("the thread", func(s slacktest.Snapshot) bool { return len(s.Messages) >= 4 })
 	var thread string
 	for _, tm := range snap.Messages[1:] {
 		if tm.ThreadTS != m.TS {
@@ -365,15 +422,18 @@ func TestLongBodyGoesToThread(t *testing.T) {
 		}
 		thread += tm.Text
 	}
-	if len(snap.Messages) < 4 || strings.Count(thread, "&lt;") != 2000 || strings.Contains(thread, "<") {
+	if strings.Count(thread, "&lt;") != 2000 || strings.Contains(thread, "<") {
 		t.Fatalf("thread has %d messages, %d copies", len(snap.Messages)-1, strings.Count(thread, "&lt;"))
 	}
 }
 
 func TestSlashCommands(t *testing.T) {
-	a := testApproval("A1")
-	e := start(t, true, a)
-	e.fg.rules = []gate.AlwaysRule{{ID: "R1", Agent: "claude", Tool: "Bash", Pattern: "<!channel> ls", Scope: gate.ScopeAgent}}
+	e := start(t, true)
+	a := e.add("rm -rf build")
+	r, err := e.g.AddRule(e.ctx, gate.AlwaysRule{Agent: "claude", Tool: "Bash", Pattern: "<!channel> ls", Scope: gate.ScopeAgent})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := func(user, text string) string {
 		id, err := e.fs.SendSlashCommand(map[string]any{"command": "/approvalbot", "text": text, "user_id": user, "channel_id": chanID})
 		if err != nil {
@@ -393,14 +453,14 @@ func TestSlashCommands(t *testing.T) {
 		return ans.Text
 	}
 	tests := []struct{ user, text, want string }{
-		{strangerID, "pending", "A1 — claude wants to run Bash: rm -rf build"},
-		{strangerID, "rules", "R1 — claude Bash: &lt;!channel&gt; ls"},
-		{strangerID, "revoke R1", "not allowed"},
+		{strangerID, "pending", a.ID + " — claude wants to run Bash: rm -rf build"},
+		{strangerID, "rules", r.ID + " — claude Bash: &lt;!channel&gt; ls"},
+		{strangerID, "revoke " + r.ID, "not allowed"},
 		{strangerID, "mode claude strict", "not allowed"},
 		{approverID, "mode claude sloppy", "Unknown mode"},
-		{approverID, "mode claude strict", "now strict"},
-		{approverID, "revoke R1", "Revoked rule R1"},
+		{approverID, "revoke " + r.ID, "Revoked rule " + r.ID},
 		{approverID, "rules", "No Always rules"},
+		{approverID, "mode claude strict", "now strict"},
 		{approverID, "", "Usage"},
 	}
 	for _, tc := range tests {
@@ -408,7 +468,7 @@ func TestSlashCommands(t *testing.T) {
 			t.Errorf("%s %q = %q, want %q", tc.user, tc.text, got, tc.want)
 		}
 	}
-	if e.fg.mode("claude") != gate.ModeStrict {
+	if m, _ := e.g.Mode(e.ctx, "claude"); m != gate.ModeStrict {
 		t.Error("mode not set")
 	}
 }
@@ -420,12 +480,10 @@ func TestSendErrClassification(t *testing.T) {
 }
 
 func TestRunSurvivesFatalConnectError(t *testing.T) {
-	a := testApproval("A1")
 	fs := slacktest.New(t)
 	// socketmode's RunContext gives up on invalid_auth; Run must not.
 	fs.Fail("apps.connections.open", "invalid_auth")
-	fg := newFakeGate(a)
-	bot, err := New(testConfig(fs, true), fg, nil)
+	bot, err := New(testConfig(fs, true), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +517,7 @@ func TestNewValidates(t *testing.T) {
 		{BotToken: "xoxb-1", Channel: "C1"},
 		{BotToken: "xoxb-1", Channel: "C1", AppToken: "xoxb-wrong"},
 	} {
-		if _, err := New(cfg, newFakeGate(), nil); err == nil {
+		if _, err := New(cfg, nil, nil); err == nil {
 			t.Errorf("New(%+v) accepted", cfg)
 		}
 	}

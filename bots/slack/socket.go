@@ -2,20 +2,23 @@ package slack
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
+
+	"approvalbot/backoff"
 )
+
+// errSocketEnded is a Socket Mode run that ended without an error.
+var errSocketEnded = errors.New("socket mode connection ended")
 
 // Reconnect backoff after socketmode gives up (it retries transient
 // failures itself; it returns on fatal ones such as a revoked token).
-const (
-	socketRetryMin = time.Second
-	socketRetryMax = 5 * time.Minute
-)
+var socketBackoff = backoff.Policy{Min: time.Second, Max: 5 * time.Minute}
 
 // runSocket keeps a Socket Mode connection until ctx ends, acknowledging
 // every envelope as soon as it arrives.
@@ -28,22 +31,16 @@ func (b *Bot) runSocket(ctx context.Context) error {
 	defer stop()
 	wg.Go(func() { b.socketEvents(evCtx, client, &wg) })
 
-	wait := socketRetryMin
-	for {
+	backoff.Retry(ctx, socketBackoff, func(ctx context.Context) error {
 		err := client.RunContext(ctx)
-		if ctx.Err() != nil {
-			return nil
+		if err == nil && ctx.Err() == nil {
+			err = errSocketEnded
 		}
+		return err
+	}, nil, func(err error, wait time.Duration) {
 		b.logger.Error("socket mode connection failed; retrying", "in", wait, "err", err)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil
-		case <-t.C:
-		}
-		wait = min(wait*2, socketRetryMax)
-	}
+	})
+	return nil
 }
 
 // socketEvents dispatches Socket Mode events until ctx ends.

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"approvalbot/backoff"
 	"approvalbot/gate"
 	"approvalbot/prompt"
 )
@@ -20,18 +22,15 @@ func (b *Bot) answer(ctx context.Context, q *tgbotapi.CallbackQuery, text string
 	text, _ = prompt.Truncate(text, maxAnswerText)
 	c := tgbotapi.NewCallback(q.ID, text)
 	c.ShowAlert = alert
-	for attempt := 0; attempt < 3; attempt++ {
-		err := b.request(ctx, "answerCallbackQuery", c)
-		if err == nil || ctx.Err() != nil {
-			return
-		}
+	// Telegram expects the answer within seconds: three tries at most.
+	tries := 0
+	err := backoff.Retry(ctx, backoff.Default, func(ctx context.Context) error {
+		tries++
+		return b.request(ctx, "answerCallbackQuery", c)
+	}, func(err error) bool { return tries >= 3 || errPermanent(err) != nil },
+		func(err error, _ time.Duration) { b.logger.Warn("answerCallbackQuery failed", "err", err) })
+	if err != nil && ctx.Err() == nil {
 		b.logger.Warn("answerCallbackQuery failed", "err", err)
-		if errPermanent(err) != nil {
-			return
-		}
-		if sleepCtx(ctx, refBackoff(attempt)) != nil {
-			return
-		}
 	}
 }
 
@@ -76,8 +75,8 @@ func (b *Bot) onCallback(ctx context.Context, q *tgbotapi.CallbackQuery) {
 		b.answer(ctx, q, "Could not load the approval; nothing was decided. Try again.", true)
 		return
 	}
-	if cb.digest != digestPrefix(a) {
-		log.Warn("press for another digest", "have", digestPrefix(a), "pressed", cb.digest)
+	if !prompt.DigestMatches(a, cb.digest) {
+		log.Warn("press for another digest", "have", prompt.DigestPrefix(a), "pressed", cb.digest)
 		b.answer(ctx, q, "This button was made for a different call input; nothing was decided.", true)
 		return
 	}
@@ -93,19 +92,15 @@ func (b *Bot) onCallback(ctx context.Context, q *tgbotapi.CallbackQuery) {
 	}
 	if a.Status.Final() {
 		b.answer(ctx, q, "Already decided: "+prompt.Outcome(a), true)
-		if chat != 0 {
-			b.async(ctx, func(ctx context.Context) { b.showFinal(ctx, chat, msgID, a) })
-		}
+		b.refresh(ctx, chat, msgID, a)
 		return
 	}
 
-	var d gate.Decision
 	switch cb.op {
 	case opAlways:
-		c := prompt.Build(a, b.now())
-		b.answer(ctx, q, "Always allow "+strings.Join(c.Always, ", ")+"? Choose for how long.", false)
+		b.answer(ctx, q, prompt.ScopeQuestion(prompt.Build(a, b.now())), false)
 		b.async(ctx, func(ctx context.Context) {
-			if err := b.editMarkup(ctx, chat, msgID, scopeKeyboard(a)); err != nil {
+			if err := b.editMarkup(ctx, chat, msgID, a.ID, scopeKeyboard(a)); err != nil {
 				log.Error("show Always scopes", "err", err)
 			}
 		})
@@ -113,8 +108,8 @@ func (b *Bot) onCallback(ctx context.Context, q *tgbotapi.CallbackQuery) {
 	case opBack:
 		b.answer(ctx, q, "", false)
 		b.async(ctx, func(ctx context.Context) {
-			c := prompt.Build(a, b.now())
-			if err := b.editMarkup(ctx, chat, msgID, promptKeyboard(a, c, renderPrompt(c, "", maxMessageLen).Cut)); err != nil {
+			_, kb := b.render(gate.View{Approval: a})
+			if err := b.editMarkup(ctx, chat, msgID, a.ID, kb); err != nil {
 				log.Error("restore buttons", "err", err)
 			}
 		})
@@ -123,19 +118,34 @@ func (b *Bot) onCallback(ctx context.Context, q *tgbotapi.CallbackQuery) {
 		b.answer(ctx, q, "Reply to my next message with the reason.", false)
 		b.askReason(ctx, q, chat, msgID, a)
 		return
-	case opApprove:
-		d = gate.Decision{Approve: true}
-	case opAlwaysSession:
-		d = gate.Decision{Approve: true, Always: true, Scope: gate.ScopeSession}
-	case opAlwaysAgent:
-		d = gate.Decision{Approve: true, Always: true, Scope: gate.ScopeAgent}
-	case opDeny:
-		d = gate.Decision{}
-	case opStop:
-		d = gate.Decision{Stop: true, Reason: "stopped by " + who(q.From)}
 	}
+	kinds := map[string]prompt.ChoiceKind{opApprove: prompt.ChoiceApprove, opAlwaysSession: prompt.ChoiceAlways,
+		opAlwaysAgent: prompt.ChoiceAlways, opDeny: prompt.ChoiceDeny, opStop: prompt.ChoiceStop}
+	reason := ""
+	if cb.op == opStop {
+		reason = "stopped by " + who(q.From)
+	}
+	d := prompt.Decision(kinds[cb.op], opScopes[cb.op], reason)
 	d.By, d.Via, d.Digest = who(q.From), Name, cb.digest
 	b.decide(ctx, q, chat, msgID, a.ID, d)
+}
+
+// opScopes are the scopes of the scope step's operations.
+var opScopes = map[string]gate.Scope{opAlwaysSession: gate.ScopeSession, opAlwaysAgent: gate.ScopeAgent}
+
+// refresh edits the pressed message to a's state, for a press on a message
+// that still looked live (the gate edits every message it knows of; this
+// heals one it could not).
+func (b *Bot) refresh(ctx context.Context, chat int64, msgID int, a *gate.Approval) {
+	if chat == 0 || msgID == 0 {
+		return
+	}
+	ref := gate.MessageRef{Frontend: Name, ChatID: strconv.FormatInt(chat, 10), MessageID: strconv.Itoa(msgID)}
+	b.async(ctx, func(ctx context.Context) {
+		if err := b.Update(ctx, ref, gate.View{Approval: a}); err != nil && !errors.Is(err, gate.ErrMessageGone) {
+			b.logger.Error("show outcome", "approval", a.ID, "err", err)
+		}
+	})
 }
 
 // decide records d and answers the press with the result.
@@ -143,11 +153,9 @@ func (b *Bot) decide(ctx context.Context, q *tgbotapi.CallbackQuery, chat int64,
 	a, err := b.g.Decide(ctx, id, d)
 	switch {
 	case err == nil:
+		// The gate edits the prompt to the outcome, on every frontend.
 		if q != nil {
 			b.answer(ctx, q, prompt.Outcome(a), false)
-		}
-		if chat != 0 && msgID != 0 {
-			b.async(ctx, func(ctx context.Context) { b.showFinal(ctx, chat, msgID, a) })
 		}
 		b.logger.Info("decided", "approval", id, "status", a.Status, "by", d.By)
 	case errors.Is(err, gate.ErrAlreadyDecided):
@@ -225,7 +233,7 @@ func (b *Bot) askReason(ctx context.Context, q *tgbotapi.CallbackQuery, chat int
 			b.logger.Error("ask for a deny reason", "approval", a.ID, "err", err)
 			return
 		}
-		v := a.ID + " " + digestPrefix(a) + " " + strconv.Itoa(promptID)
+		v := a.ID + " " + prompt.DigestPrefix(a) + " " + strconv.Itoa(promptID)
 		if err := b.g.SetValue(ctx, reasonKey(chat, sent.MessageID), v); err != nil {
 			b.logger.Error("remember deny-reason prompt", "approval", a.ID, "err", err)
 		}

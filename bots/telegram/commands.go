@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -40,6 +41,7 @@ func (b *Bot) replyHTML(ctx context.Context, chat int64, replyTo int, html strin
 	msg.ParseMode = tgbotapi.ModeHTML
 	msg.DisableWebPagePreview = true
 	msg.ReplyToMessageID = replyTo
+	msg.AllowSendingWithoutReply = true // the message replied to may be gone
 	if kb != nil {
 		msg.ReplyMarkup = *kb
 	}
@@ -150,8 +152,9 @@ func (b *Bot) onPair(ctx context.Context, msg *tgbotapi.Message, args []string) 
 	b.reply(ctx, chat, msg.MessageID, "Paired: approval prompts now come to this chat. /help lists the commands.")
 }
 
-// onPending sends every pending prompt again, as a new message; the old
-// message loses its buttons so only one copy can be pressed.
+// onPending lists every pending approval, each line a reply to its
+// prompt in this chat when there is one (the gate keeps the prompts
+// themselves current), so a prompt lost in the scroll is one tap away.
 func (b *Bot) onPending(ctx context.Context, chat int64) {
 	as, err := b.g.List(ctx, gate.StatusPending)
 	if err != nil {
@@ -165,17 +168,26 @@ func (b *Bot) onPending(ctx context.Context, chat int64) {
 	}
 	b.async(ctx, func(ctx context.Context) {
 		for _, a := range as {
-			if old, ok := ref(a, chat); ok {
-				text, _ := b.pendingPrompt(a, "↪️ <i>Shown again below.</i>")
-				if err := b.edit(ctx, chat, old, text, noKeyboard()); err != nil && !messageGone(err) {
-					b.logger.Warn("retire old prompt", "approval", a.ID, "err", err)
-				}
+			c := prompt.Build(a, b.now())
+			line := "⏳ " + a.ID + ": " + c.Title
+			if len(c.Risks) > 0 {
+				line += " (" + strings.Join(c.Risks, ", ") + ")"
 			}
-			if _, err := b.sendPrompt(ctx, chat, a, ""); err != nil {
-				b.logger.Error("re-send prompt", "approval", a.ID, "err", err)
-			}
+			b.reply(ctx, chat, promptIn(a, chat), line)
 		}
 	})
+}
+
+// promptIn is the id of a's prompt message in chat, or 0.
+func promptIn(a *gate.Approval, chat int64) int {
+	c := strconv.FormatInt(chat, 10)
+	for _, m := range a.Messages {
+		if m.Frontend == Name && m.ChatID == c {
+			id, _ := strconv.Atoi(m.MessageID)
+			return id
+		}
+	}
+	return 0
 }
 
 // rulesMessage lists Always rules with a revoke button each.

@@ -15,6 +15,7 @@ import (
 	"approvalbot/bots/outbox"
 	"approvalbot/bots/telegramtest"
 	"approvalbot/gate"
+	"approvalbot/gate/gatetest"
 )
 
 const (
@@ -50,25 +51,37 @@ func (s *syncBuffer) String() string {
 type harness struct {
 	t    *testing.T
 	srv  *telegramtest.Server
-	g    Gate
-	fake *fakeGate
+	env  *gatetest.Env
+	g    *gate.Gate
 	bot  *Bot
 	logs *syncBuffer
 	cfg  Config
 }
 
-// newHarness builds a bot on a fake Bot API and a fake gate (or g).
+// newHarness builds a bot on a fake Bot API and the real gate (on an
+// in-memory store), with the bot as the gate's notifier.
 func newHarness(t *testing.T, mod func(*Config)) *harness {
 	t.Helper()
-	h := &harness{t: t, srv: telegramtest.New(t, testToken), fake: newFakeGate(), logs: &syncBuffer{}}
-	h.g = h.fake
+	return newHarnessOn(t, nil, gate.Config{}, mod)
+}
+
+// newHarnessOn is newHarness on store st (nil: a new one) and gate config gc.
+func newHarnessOn(t *testing.T, st gate.Store, gc gate.Config, mod func(*Config)) *harness {
+	t.Helper()
+	h := &harness{t: t, srv: telegramtest.New(t, testToken), logs: &syncBuffer{}}
+	h.env = gatetest.New(t, gatetest.Options{Config: gc, Store: st, NoStart: true})
+	h.g = h.env.G
 	lim := testLimits
 	h.cfg = Config{Token: testToken, ChatID: testChat, Approvers: []int64{ana.ID}, APIURL: h.srv.APIURL(),
-		PollTimeout: time.Second, Limits: &lim, Now: func() time.Time { return h.fake.now.Add(time.Minute) }}
+		PollTimeout: time.Second, Limits: &lim, Now: h.env.Clock.Now}
 	if mod != nil {
 		mod(&h.cfg)
 	}
 	h.start()
+	h.g.AddNotifier(h.bot)
+	if err := h.g.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	return h
 }
 
@@ -81,6 +94,7 @@ func (h *harness) start() {
 	}
 	h.bot = bot
 	t.Cleanup(func() {
+		h.g.Close() // stops the gate's queue before the bot's outbox
 		bot.Close()
 		if strings.Contains(h.logs.String(), "SECRET-token") {
 			t.Errorf("the token was logged:\n%s", h.logs.String())
@@ -107,21 +121,23 @@ func (h *harness) ctx() context.Context {
 	return ctx
 }
 
-// notify shows a and returns its message id.
+// add submits a Bash call of command to the gate; it must ask.
+func (h *harness) add(command string) *gate.Approval {
+	h.t.Helper()
+	return h.env.Ask(h.t, gatetest.Bash(command))
+}
+
+// notify waits until the gate has shown a in the chat, and returns the
+// message id.
 func (h *harness) notify(a *gate.Approval) int {
 	h.t.Helper()
-	if err := h.bot.Notify(h.ctx(), a); err != nil {
-		h.t.Fatalf("Notify: %v", err)
-	}
-	got, err := h.g.Get(h.ctx(), a.ID)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	id, ok := ref(got, testChat)
-	if !ok {
-		h.t.Fatalf("no message ref recorded for %s: %+v", a.ID, got.Messages)
-	}
-	return id
+	return promptIn(h.env.Shown(h.t, a.ID, Name), testChat)
+}
+
+// value is the stored value of key ("" if none).
+func (h *harness) value(key string) string {
+	v, _ := h.env.Store.GetValue(context.Background(), key)
+	return v
 }
 
 func (h *harness) message(id int) telegramtest.Message {

@@ -26,18 +26,13 @@ func TestBurstOfPromptsIsPacedAndComplete(t *testing.T) {
 	h.srv.Fail("sendMessage", telegramtest.Fault{Drop: true}, telegramtest.Fault{Code: 500, Description: "Internal Server Error"})
 	var ids []string
 	for i := range n {
-		a := h.fake.add(fmt.Sprintf("burst%03d", i), fmt.Sprintf("echo %d", i))
-		ids = append(ids, a.ID)
-	}
-	ctx := h.ctx()
-	for i, id := range ids {
-		a, _ := h.g.Get(ctx, id)
 		if i == n/2 {
 			h.srv.Fail("sendMessage", telegramtest.Fault{Drop: true})
 		}
-		if err := h.bot.Notify(ctx, a); err != nil {
-			t.Fatalf("notify %s: %v", id, err)
-		}
+		ids = append(ids, h.add(fmt.Sprintf("make target%d", i)).ID)
+	}
+	for _, id := range ids {
+		h.env.Shown(t, id, Name)
 	}
 	msgs := h.srv.Messages(testChat)
 	if len(msgs) != n {
@@ -154,7 +149,7 @@ func TestWithRealGate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := ref(got, testChat); ok {
+		if promptIn(got, testChat) != 0 {
 			break
 		}
 		if ctx.Err() != nil {

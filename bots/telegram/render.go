@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"strings"
-	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
@@ -65,6 +64,9 @@ func renderPrompt(c prompt.Content, status string, limit int) rendered {
 		head.WriteString(status + "\n\n")
 	}
 	head.WriteString("<b>🔐 " + esc(c.Title) + "</b>\n")
+	for _, r := range c.Risks {
+		head.WriteString("⚠️ <b>" + esc(r) + "</b>\n")
+	}
 	for _, w := range c.Warnings {
 		head.WriteString("⚠️ <b>" + esc(w) + "</b>\n")
 	}
@@ -96,25 +98,16 @@ func renderPrompt(c prompt.Content, status string, limit int) rendered {
 	return rendered{HTML: head.String() + label + body + "</pre>" + marker + tail.String(), Cut: true}
 }
 
-// outcomeLine is the status line of a final approval.
-func outcomeLine(a *gate.Approval) string {
-	icon := "ℹ️"
-	switch a.Status {
-	case gate.StatusApproved, gate.StatusApprovedAlways, gate.StatusAllowed:
-		icon = "✅"
-	case gate.StatusDenied, gate.StatusDeniedStop:
-		icon = "❌"
-	case gate.StatusExpired:
-		icon = "⌛"
-	case gate.StatusCancelled:
-		icon = "🚫"
+// statusLine is the line above a prompt: its outcome once final, the
+// restart note while it waits through one.
+func statusLine(c prompt.Content) string {
+	switch {
+	case c.Outcome != "":
+		return prompt.Icon(c.Status) + " <b>" + esc(c.Outcome) + "</b>"
+	case c.Note != "":
+		return "⏳ <b>" + esc(c.Note) + "</b>"
 	}
-	return icon + " <b>" + esc(prompt.Outcome(a)) + "</b>"
-}
-
-// waitingLine is the status line of a prompt re-shown after a restart.
-func waitingLine(restarted time.Time) string {
-	return "⏳ <b>Still waiting</b> (approvalbot restarted at " + esc(restarted.UTC().Format("2006-01-02 15:04:05 UTC")) + ")"
+	return ""
 }
 
 // Callback operations. Data is "op:approvalID:digestPrefix", or "op:ruleID"
@@ -132,20 +125,9 @@ const (
 	opRevoke        = "v"
 )
 
-// digestPrefixLen is how much of the digest a button carries: enough to
-// bind a press to the exact call (the gate accepts a prefix of 8 or more).
-const digestPrefixLen = 12
-
-func digestPrefix(a *gate.Approval) string {
-	if len(a.Digest) > digestPrefixLen {
-		return a.Digest[:digestPrefixLen]
-	}
-	return a.Digest
-}
-
 // callbackData is a button's data, or "" if it would not fit.
 func callbackData(op string, a *gate.Approval) string {
-	d := op + ":" + a.ID + ":" + digestPrefix(a)
+	d := op + ":" + a.ID + ":" + prompt.DigestPrefix(a)
 	if len(d) > maxCallbackData {
 		return ""
 	}
@@ -181,21 +163,45 @@ func label(s string) string {
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
-// promptKeyboard is the keyboard of a pending approval; nil when the id
-// is too long for callback data (the prompt then says to use the CLI).
+// choiceOps are the callback operations of prompt's choices.
+var choiceOps = map[prompt.ChoiceKind]string{
+	prompt.ChoiceApprove: opApprove, prompt.ChoiceAlways: opAlways, prompt.ChoiceDeny: opDeny,
+	prompt.ChoiceDenyReason: opReason, prompt.ChoiceStop: opStop,
+}
+
+// choiceIcons put Telegram's emoji before prompt's labels.
+var choiceIcons = map[prompt.ChoiceKind]string{
+	prompt.ChoiceApprove: "✅ ", prompt.ChoiceAlways: "♾ ", prompt.ChoiceDeny: "❌ ",
+	prompt.ChoiceDenyReason: "💬 ", prompt.ChoiceStop: "🛑 ",
+}
+
+// scopeOps are the callback operations of the Always scopes.
+var scopeOps = map[gate.Scope]string{gate.ScopeSession: opAlwaysSession, gate.ScopeAgent: opAlwaysAgent}
+
+// promptKeyboard is the keyboard of a pending approval, from prompt's
+// choices, two to a row (Always on its own); nil when
+// the id is too long for callback data (the prompt then says to use the CLI).
 func promptKeyboard(a *gate.Approval, c prompt.Content, cut bool) *tgbotapi.InlineKeyboardMarkup {
 	if callbackData(opAlwaysSession, a) == "" {
 		return nil
 	}
-	rows := [][]tgbotapi.InlineKeyboardButton{
-		{button("✅ Approve", callbackData(opApprove, a)), button("❌ Deny", callbackData(opDeny, a))},
+	var rows, always [][]tgbotapi.InlineKeyboardButton
+	var row []tgbotapi.InlineKeyboardButton
+	for _, ch := range prompt.Choices(a, c) {
+		btn := button(label(choiceIcons[ch.Kind]+ch.Label), callbackData(choiceOps[ch.Kind], a))
+		if ch.Kind == prompt.ChoiceAlways {
+			always = append(always, []tgbotapi.InlineKeyboardButton{btn})
+			continue
+		}
+		if row = append(row, btn); len(row) == 2 {
+			rows, row = append(rows, row), nil
+		}
 	}
-	if len(c.Always) > 0 {
-		rows = append(rows, []tgbotapi.InlineKeyboardButton{
-			button(label("♾ Always: "+strings.Join(c.Always, ", ")), callbackData(opAlways, a))})
+	if len(row) > 0 {
+		rows = append(rows, row)
 	}
-	rows = append(rows, []tgbotapi.InlineKeyboardButton{
-		button("💬 Deny with reason", callbackData(opReason, a)), button("🛑 Stop", callbackData(opStop, a))})
+	// Always goes under the first row (Approve, Deny): its label is long.
+	rows = append(rows[:1], append(always, rows[1:]...)...)
 	if cut {
 		rows = append(rows, []tgbotapi.InlineKeyboardButton{button("📄 Full", callbackData(opFull, a))})
 	}
@@ -203,15 +209,13 @@ func promptKeyboard(a *gate.Approval, c prompt.Content, cut bool) *tgbotapi.Inli
 	return &m
 }
 
-// scopeKeyboard is the confirmation step of Always.
+// scopeKeyboard is the confirmation step of Always: prompt's scopes.
 func scopeKeyboard(a *gate.Approval) *tgbotapi.InlineKeyboardMarkup {
-	m := tgbotapi.NewInlineKeyboardMarkup(
-		[]tgbotapi.InlineKeyboardButton{
-			button("♾ This session", callbackData(opAlwaysSession, a)),
-			button("♾ This agent", callbackData(opAlwaysAgent, a)),
-		},
-		[]tgbotapi.InlineKeyboardButton{button("« Back", callbackData(opBack, a))},
-	)
+	var row []tgbotapi.InlineKeyboardButton
+	for _, s := range prompt.ScopeChoices {
+		row = append(row, button("♾ "+s.Label, callbackData(scopeOps[s.Scope], a)))
+	}
+	m := tgbotapi.NewInlineKeyboardMarkup(row, []tgbotapi.InlineKeyboardButton{button("« Back", callbackData(opBack, a))})
 	return &m
 }
 
@@ -220,23 +224,27 @@ func noKeyboard() *tgbotapi.InlineKeyboardMarkup {
 	return &tgbotapi.InlineKeyboardMarkup{InlineKeyboard: [][]tgbotapi.InlineKeyboardButton{}}
 }
 
-// pendingPrompt renders a pending approval with its keyboard.
-func (b *Bot) pendingPrompt(a *gate.Approval, status string) (string, *tgbotapi.InlineKeyboardMarkup) {
-	c := prompt.Build(a, b.now())
+// render lays out v: a pending prompt with its keyboard (and the restart
+// note after a restart), or a final one with its outcome on top and the
+// decision buttons gone (only Full stays, for a cut body).
+func (b *Bot) render(v gate.View) (string, *tgbotapi.InlineKeyboardMarkup) {
+	a := v.Approval
+	c := prompt.BuildView(v, b.now())
+	status := statusLine(c)
+	if a.Status.Final() {
+		r := renderPrompt(c, status, maxMessageLen)
+		if r.Cut && callbackData(opFull, a) != "" {
+			m := tgbotapi.NewInlineKeyboardMarkup([]tgbotapi.InlineKeyboardButton{button("📄 Full", callbackData(opFull, a))})
+			return r.HTML, &m
+		}
+		return r.HTML, noKeyboard()
+	}
 	if promptKeyboard(a, c, false) == nil {
 		status = strings.TrimSpace(status + "\n" + fmt.Sprintf("Decide with <code>approvalbot approve %s</code>", esc(a.ID)))
 	}
 	r := renderPrompt(c, status, maxMessageLen)
-	return r.HTML, promptKeyboard(a, c, r.Cut)
-}
-
-// finalPrompt renders a final approval: its outcome on top, the decision
-// buttons gone (only Full stays, for a cut body).
-func (b *Bot) finalPrompt(a *gate.Approval) (string, *tgbotapi.InlineKeyboardMarkup) {
-	r := renderPrompt(prompt.Build(a, b.now()), outcomeLine(a), maxMessageLen)
-	if r.Cut && callbackData(opFull, a) != "" {
-		m := tgbotapi.NewInlineKeyboardMarkup([]tgbotapi.InlineKeyboardButton{button("📄 Full", callbackData(opFull, a))})
-		return r.HTML, &m
+	if kb := promptKeyboard(a, c, r.Cut); kb != nil {
+		return r.HTML, kb
 	}
 	return r.HTML, noKeyboard()
 }

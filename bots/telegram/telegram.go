@@ -23,6 +23,7 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"approvalbot/backoff"
 	"approvalbot/bots/outbox"
 	"approvalbot/gate"
 )
@@ -69,7 +70,6 @@ type Gate interface {
 	Get(ctx context.Context, id string) (*gate.Approval, error)
 	List(ctx context.Context, status gate.Status) ([]*gate.Approval, error)
 	Decide(ctx context.Context, id string, d gate.Decision) (*gate.Approval, error)
-	AddMessageRef(ctx context.Context, id string, ref gate.MessageRef) (*gate.Approval, error)
 	Rules(ctx context.Context, agent string) ([]gate.AlwaysRule, error)
 	RemoveRule(ctx context.Context, id, by string) (gate.AlwaysRule, error)
 	SetMode(ctx context.Context, agent string, m gate.Mode, by string) error
@@ -93,14 +93,11 @@ type Bot struct {
 	chatReady chan struct{}
 	chatTried bool
 	code      string
-	finalized map[string]gate.Status // "chat:msg" already edited to this outcome by a press
-	offset    int                    // next update id to handle (webhook dedup)
-	runCtx    context.Context        // Run's context, for webhook requests
+	offset    int             // next update id to handle (webhook dedup)
+	runCtx    context.Context // Run's context, for webhook requests
 
 	tasks sync.WaitGroup // background work started by updates (/pending)
 }
-
-var _ gate.Notifier = (*Bot)(nil)
 
 // New returns the bot. It does not touch the network; Run does.
 func New(cfg Config, g Gate, logger *slog.Logger) (*Bot, error) {
@@ -136,7 +133,6 @@ func New(cfg Config, g Gate, logger *slog.Logger) (*Bot, error) {
 		approvers: map[int64]bool{},
 		chatID:    cfg.ChatID,
 		chatReady: make(chan struct{}),
-		finalized: map[string]gate.Status{},
 		code:      newCode(),
 	}
 	for _, id := range cfg.Approvers {
@@ -296,12 +292,15 @@ func (b *Bot) loadOffset(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// pollBackoff paces getUpdates after a failure that names no delay.
+var pollBackoff = backoff.Policy{Min: time.Second, Max: time.Minute}
+
 // minEmptyPoll is the least time between two polls that found nothing.
 const minEmptyPoll = 200 * time.Millisecond
 
 // poll is the getUpdates loop.
 func (b *Bot) poll(ctx context.Context, offset int) error {
-	backoff := time.Second
+	attempt := 0
 	for {
 		cfg := tgbotapi.UpdateConfig{Offset: offset, Timeout: int(b.cfg.PollTimeout / time.Second),
 			AllowedUpdates: []string{"message", "callback_query"}}
@@ -315,24 +314,24 @@ func (b *Bot) poll(ctx context.Context, offset int) error {
 		}
 		if err != nil {
 			err = b.classify("getUpdates", err)
-			wait := backoff
+			wait := pollBackoff.Delay(attempt)
+			attempt++
 			var ra *outbox.RetryAfter
 			if errors.As(err, &ra) {
 				wait = ra.D
 			}
 			b.logger.Warn("getUpdates failed", "err", err, "retry_in", wait)
-			if sleepCtx(ctx, wait) != nil {
+			if backoff.Sleep(ctx, wait) != nil {
 				return nil
 			}
-			backoff = min(backoff*2, time.Minute)
 			continue
 		}
-		backoff = time.Second
+		attempt = 0
 		if len(updates) == 0 && time.Since(started) < minEmptyPoll {
 			// Telegram holds an empty poll for the whole timeout; a server
 			// that answers at once (a proxy, an emulator) must not make
 			// this loop spin.
-			if sleepCtx(ctx, minEmptyPoll-time.Since(started)) != nil {
+			if backoff.Sleep(ctx, minEmptyPoll-time.Since(started)) != nil {
 				return nil
 			}
 		}
@@ -368,17 +367,6 @@ func (b *Bot) handle(ctx context.Context, u tgbotapi.Update) {
 		b.onCallback(ctx, u.CallbackQuery)
 	case u.Message != nil:
 		b.onMessage(ctx, u.Message)
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

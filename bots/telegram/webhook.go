@@ -6,13 +6,19 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"approvalbot/backoff"
 )
 
 // secretHeader carries the webhook's secret_token
 // (https://core.telegram.org/bots/api#setwebhook).
 const secretHeader = "X-Telegram-Bot-Api-Secret-Token"
+
+// webhookBackoff paces setWebhook retries: Telegram limits that method.
+var webhookBackoff = backoff.Policy{Min: 3 * time.Second, Max: time.Minute}
 
 // maxUpdateBody bounds one webhook request body.
 const maxUpdateBody = 1 << 20
@@ -21,18 +27,12 @@ const maxUpdateBody = 1 << 20
 func (b *Bot) runWebhook(ctx context.Context) error {
 	p := tgbotapi.Params{"url": b.cfg.WebhookURL, "secret_token": b.cfg.WebhookSecret}
 	p.AddInterface("allowed_updates", []string{"message", "callback_query"})
-	for attempt := 0; ; attempt++ {
+	err := backoff.Retry(ctx, webhookBackoff, func(ctx context.Context) error {
 		_, err := b.rawRequest(ctx, "setWebhook", p)
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
-		b.logger.Error("setWebhook failed", "err", err)
-		if sleepCtx(ctx, refBackoff(attempt+4)) != nil {
-			return nil
-		}
+		return err
+	}, nil, func(err error, _ time.Duration) { b.logger.Error("setWebhook failed", "err", err) })
+	if err != nil {
+		return nil // ctx ended
 	}
 	b.logger.Info("webhook registered")
 	<-ctx.Done()
