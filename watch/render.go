@@ -131,13 +131,14 @@ func box(m Model, a *gate.Approval, bw, rows int, now time.Time, st Style) []str
 	inner := bw - 4
 	c := prompt.Build(a, now)
 	border := sgrBorder
-	if a.Evaluation.OutsideProject {
+	if len(c.Risks) > 0 {
 		border = sgrDanger
 	}
 
+	// Risk labels first, as a banner: the same labels every frontend shows.
 	var top []styled
-	if a.Evaluation.OutsideProject {
-		for _, l := range wrap(" ⚠ OUTSIDE PROJECT ", inner) {
+	for _, r := range c.Risks {
+		for _, l := range wrap(" ⚠ "+r+" ", inner) {
 			top = append(top, styled{pad(l, inner), sgrBanner})
 		}
 	}
@@ -265,13 +266,15 @@ func choices(m Model, c prompt.Content, inner int) []styled {
 		always = "2 Always (no pattern for this call)"
 	}
 	if m.sel == ChoiceAlways {
-		sess, agent := "( ) this session", "( ) this agent"
-		if m.scope == gate.ScopeAgent {
-			agent = "(•) this agent"
-		} else {
-			sess = "(•) this session"
+		always += "\nfor:"
+		for _, sc := range prompt.ScopeChoices {
+			mark := "( ) "
+			if m.scope == sc.Scope {
+				mark = "(•) "
+			}
+			always += " " + mark + strings.ToLower(sc.Label) + "  "
 		}
-		always += "\nfor: " + sess + "   " + agent + "   ←/→ to change"
+		always += " ←/→ to change"
 	}
 	line(ChoiceAlways, always)
 	deny := "3 Deny"

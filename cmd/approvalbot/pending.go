@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"approvalbot/gate"
+	"approvalbot/prompt"
 )
 
 // runPending is `approvalbot pending [--json]`: the approvals waiting for a person.
@@ -36,10 +37,13 @@ func runPending(ctx context.Context, e *env, args []string) int {
 	}
 	now := time.Now()
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tAGE\tAGENT\tTOOL\tCOMMAND\tDEADLINE")
+	fmt.Fprintln(tw, "ID\tAGE\tAGENT\tTOOL\tCOMMAND\tRISKS\tASKED BY\tDEADLINE")
 	for _, a := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\tin %s\n", cell(a.ID, 40), ago(a.CreatedAt, now), cell(a.Agent, 20),
-			cell(a.Tool, 24), cell(summary(a), 60), shortDuration(a.Deadline.Sub(now)))
+		// The same labels and rule every frontend shows (prompt.Build).
+		c := prompt.Build(a, now)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\tin %s\n", cell(a.ID, 40), ago(a.CreatedAt, now), cell(a.Agent, 20),
+			cell(a.Tool, 24), cell(summary(a), 60), cell(orDash(strings.Join(c.Risks, "; ")), 60),
+			cell(orDash(c.AskedBy), 40), shortDuration(a.Deadline.Sub(now)))
 	}
 	if err := tw.Flush(); err != nil {
 		return exitFailure
@@ -63,4 +67,12 @@ func summary(a *gate.Approval) string {
 		return "-"
 	}
 	return string(a.Input)
+}
+
+// orDash is s, or "-" for an empty cell.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
