@@ -17,6 +17,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"approvalbot/backoff"
 )
 
 // ErrClosed is returned for jobs still queued when the outbox is closed.
@@ -276,14 +278,7 @@ func (o *Outbox) ended(err error) error {
 }
 
 func (o *Outbox) backoff(attempt int) time.Duration {
-	d := o.lim.BackoffMin
-	for range attempt {
-		d *= 2
-		if d >= o.lim.BackoffMax {
-			return o.lim.BackoffMax
-		}
-	}
-	return d
+	return backoff.Policy{Min: o.lim.BackoffMin, Max: o.lim.BackoffMax}.Delay(attempt)
 }
 
 // pace waits until q may send under every limit, and records the send.
@@ -323,22 +318,8 @@ func (o *Outbox) pace(ctx context.Context, q *queue) error {
 			at = slot
 		}
 		o.mu.Unlock()
-		if err := sleep(ctx, at.Sub(now)); err != nil {
+		if err := backoff.Sleep(ctx, at.Sub(now)); err != nil {
 			return err
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }

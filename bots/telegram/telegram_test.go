@@ -105,14 +105,9 @@ func TestLongContentIsCutWithFullButton(t *testing.T) {
 		t.Errorf("message is %d units", textLen(m.Text))
 	}
 	h.press(id, eve, dataOf(t, m, "📄 Full")) // reading is not deciding: anyone in the chat may
-	if _, err := h.srv.WaitCalls(h.ctx(), "sendDocument", 1); err != nil {
+	doc, err := h.srv.WaitMessage(h.ctx(), testChat, func(m telegramtest.Message) bool { return m.FileName != "" })
+	if err != nil {
 		t.Fatal(err)
-	}
-	var doc telegramtest.Message
-	for _, mm := range h.srv.Messages(testChat) {
-		if mm.FileName != "" {
-			doc = mm
-		}
 	}
 	if doc.FileName != "approval-"+a.ID+".txt" || !bytes.Contains(doc.Document, []byte(long)) || doc.ReplyTo != id {
 		t.Errorf("document %q (reply to %d) lacks the whole command", doc.FileName, doc.ReplyTo)
