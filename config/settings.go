@@ -5,6 +5,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,6 +37,11 @@ type Settings struct {
 	// store; by default such a file (a crash while it was first written, a
 	// truncation, a failed restore) is refused rather than silently emptied.
 	InitEmptyStore bool `envconfig:"INIT_EMPTY_STORE" desc:"true: a zero-byte approvalbot.db is made a new, empty store (default: refused)"`
+	// PublicURL is where people reach the daemon (the web page's sign-in
+	// links and QR codes use it): a Tailscale name, a reverse proxy.
+	PublicURL string `envconfig:"PUBLIC_URL" desc:"address people reach the daemon at, for the web page's sign-in links and QR codes (e.g. https://box.tailnet.ts.net:8754)"`
+	TLSCert   string `envconfig:"TLS_CERT" desc:"TLS certificate file (PEM): serve https on LISTEN (with TLS_KEY)"`
+	TLSKey    string `envconfig:"TLS_KEY" desc:"TLS private key file (PEM), with TLS_CERT"`
 
 	TelegramToken         string  `envconfig:"TELEGRAM_TOKEN" desc:"Telegram bot token from @BotFather"`
 	TelegramChatID        int64   `envconfig:"TELEGRAM_CHAT_ID" desc:"chat to send prompts to (0: the chat paired with /pair)"`
@@ -145,6 +151,15 @@ func (s Settings) Validate() error {
 	if !s.LoopbackListen() && len(s.APITokens) == 0 && len(s.AdminTokens) == 0 {
 		return fmt.Errorf("%s_LISTEN %s is not loopback: set %s_API_TOKENS and %s_ADMIN_TOKENS so the API is not open to the network",
 			Prefix, s.Listen, Prefix, Prefix)
+	}
+	if (s.TLSCert == "") != (s.TLSKey == "") {
+		return fmt.Errorf("%s_TLS_CERT and %s_TLS_KEY go together: set both or neither", Prefix, Prefix)
+	}
+	if s.PublicURL != "" {
+		u, err := url.Parse(s.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("%s_PUBLIC_URL %q: want http(s)://host[:port], without a path", Prefix, s.PublicURL)
+		}
 	}
 	if s.TelegramToken != "" && len(s.TelegramApprovers) == 0 {
 		return fmt.Errorf("%s_TELEGRAM_APPROVERS is empty: nobody could decide in Telegram; set the user ids of the approvers", Prefix)

@@ -48,6 +48,7 @@ func commands() map[string]command {
 		"mode":       {"mode AGENT [interactive|strict|approve_all]", runMode},
 		"audit":      {"audit [--verify]: the audit log", runAudit},
 		"doctor":     {"check settings, rules, data dir and frontends", runDoctor},
+		"ui-link":    {"print a one-time sign-in link (and QR code) for the web page", runUILink},
 		"version":    {"print the version", runVersion},
 		"completion": {"completion bash|zsh|fish: print a shell completion script", runCompletion},
 	}
