@@ -165,6 +165,7 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 		cancel() // the loops end on runCtx; then their outboxes close
 		fe.wait()
 	}()
+	fe.handlers["/ui/"] = webUI(e, s, g, admins, ln.Addr(), logger) // the approval page (package web)
 	if err := g.Start(runCtx); err != nil {
 		return fmt.Errorf("start gate: %w", err)
 	}
@@ -179,7 +180,13 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 		BaseContext:       func(net.Listener) context.Context { return runCtx },
 	}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- hs.Serve(ln) }()
+	go func() {
+		if s.TLSCert != "" {
+			serveErr <- hs.ServeTLS(ln, s.TLSCert, s.TLSKey)
+			return
+		}
+		serveErr <- hs.Serve(ln)
+	}()
 	logger.Info("approvalbot serving", "listen", ln.Addr().String(), "data_dir", s.DataDir,
 		"rules", rulesName(s), "open_loopback", open, "frontends", fe.names)
 	if len(fe.names) == 0 {
