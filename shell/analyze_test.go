@@ -355,8 +355,6 @@ func TestHazardTable(t *testing.T) {
 		"git config write":                       "git config a b",
 		"git alias":                              "git alias x y",
 		"git runs a command":                     "git bisect run make",
-		"gsed -i":                                "gsed -i s/a/b/ f",
-		"gsed script executes or writes":         "gsed -n 1e f",
 		"sort -o":                                "sort -o x",
 		"rg runs a preprocessor":                 "rg --pre x y",
 		"tree -o":                                "tree -o x",

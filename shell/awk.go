@@ -153,9 +153,7 @@ func awkBlank(p string) (string, bool) {
 			if j >= len(b) {
 				return "", false
 			}
-			for k := i + 1; k < j; k++ {
-				b[k] = ' '
-			}
+			blank(b, i+1, j)
 			i, operand = j+1, true
 		case c == '/' && !operand:
 			j := i + 1
@@ -177,9 +175,7 @@ func awkBlank(p string) (string, bool) {
 			if j >= len(b) {
 				return "", false
 			}
-			for k := i + 1; k < j; k++ {
-				b[k] = ' '
-			}
+			blank(b, i+1, j)
 			i, operand = j+1, true
 		case c == '#':
 			for ; i < len(b) && b[i] != '\n'; i++ {
@@ -219,4 +215,11 @@ func awkBlank(p string) (string, bool) {
 		}
 	}
 	return string(b), true
+}
+
+// blank replaces b[from:to] with spaces.
+func blank(b []byte, from, to int) {
+	for k := from; k < to; k++ {
+		b[k] = ' '
+	}
 }

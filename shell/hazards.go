@@ -30,8 +30,6 @@ var hazards = []hazard{
 	{"git config write", []string{"git"}, gitConfigWrite},
 	{"git alias", []string{"git"}, func(a []field) bool { return gitSub(a) == "alias" }},
 	{"git runs a command", []string{"git"}, gitRunsCommand},
-	{"gsed -i", []string{"gsed"}, func(a []field) bool { return sedHazard(a) == "in-place" }},
-	{"gsed script executes or writes", []string{"gsed"}, func(a []field) bool { return sedHazard(a) == "script" }},
 	{"sort -o", []string{"sort"}, func(a []field) bool {
 		return shortFlag(a, 'o', "") || hasPrefixArg(a, "--output", "--compress-program")
 	}},

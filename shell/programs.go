@@ -299,7 +299,7 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 	case "find":
 		d, h := a.find(fs)
 		return d, h, true
-	case "sed":
+	case "sed", "gsed":
 		d, h := a.sed(fs)
 		return d, h, true
 	case "awk", "gawk", "mawk", "nawk":

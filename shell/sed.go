@@ -1,255 +1,10 @@
 package shell
 
-// sed: a positive parser of GNU sed scripts, and the second-line hazard
-// check kept for gsed.
+// sed (and gsed): a positive parser of GNU sed scripts.
 
 import (
 	"strings"
 )
-
-// sedHazard reports "in-place" for sed -i, "script" for a script that may
-// execute or write files (or cannot be read), "" otherwise.
-func sedHazard(a []field) string {
-	var scripts []string
-	sandbox, haveScript := false, false
-	script := ""
-	for i := 0; i < len(a); i++ {
-		s := a[i].s
-		switch {
-		case s == "--":
-			if !haveScript && i+1 < len(a) {
-				script, haveScript = a[i+1].s, true
-			}
-			i = len(a)
-		case strings.HasPrefix(s, "--"):
-			name, val, hasVal := strings.Cut(s[2:], "=")
-			switch {
-			case strings.HasPrefix("in-place", name) && len(name) >= 2:
-				return "in-place"
-			case name == "sandbox":
-				sandbox = true
-			case name == "expression" || strings.HasPrefix("expression", name) && len(name) >= 2:
-				if !hasVal && i+1 < len(a) {
-					i++
-					val = a[i].s
-				}
-				scripts = append(scripts, val)
-			case name == "file" || strings.HasPrefix("file", name) && len(name) >= 2:
-				return "script" // the script is in a file we do not read
-			case name == "line-length":
-				if !hasVal {
-					i++
-				}
-			}
-		case len(s) > 1 && s[0] == '-':
-			for j := 1; j < len(s); j++ {
-				switch s[j] {
-				case 'i':
-					return "in-place"
-				case 'f':
-					return "script"
-				case 'e', 'l':
-					v := s[j+1:]
-					if v == "" && i+1 < len(a) {
-						i++
-						v = a[i].s
-					}
-					if s[j] == 'e' {
-						scripts = append(scripts, v)
-					}
-					j = len(s)
-				}
-			}
-		default:
-			if !haveScript && len(scripts) == 0 {
-				script, haveScript = s, true
-			}
-		}
-	}
-	if sandbox {
-		return ""
-	}
-	if haveScript && len(scripts) == 0 {
-		scripts = append(scripts, script)
-	}
-	for _, sc := range scripts {
-		if strings.Contains(sc, Dyn) || sedScriptUnsafe(sc) {
-			return "script"
-		}
-	}
-	return ""
-}
-
-// sedScriptUnsafe reports a sed script that may execute commands (e, s///e)
-// or write files (w, W, s///w); anything it cannot parse counts as unsafe.
-func sedScriptUnsafe(s string) bool {
-	i, n := 0, len(s)
-	skipBlanks := func() {
-		for i < n && (s[i] == ' ' || s[i] == '\t') {
-			i++
-		}
-	}
-	for i < n {
-		switch s[i] {
-		case ' ', '\t', '\n', ';':
-			i++
-			continue
-		case '#':
-			for i < n && s[i] != '\n' {
-				i++
-			}
-			continue
-		}
-		var ok bool
-		if i, ok = sedAddr(s, i); !ok {
-			return true
-		}
-		skipBlanks()
-		if i < n && s[i] == ',' {
-			i++
-			skipBlanks()
-			if i, ok = sedAddr(s, i); !ok {
-				return true
-			}
-		}
-		skipBlanks()
-		for i < n && s[i] == '!' {
-			i++
-			skipBlanks()
-		}
-		if i >= n {
-			return false
-		}
-		c := s[i]
-		i++
-		switch c {
-		case '{', '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F', 'l', 'L', 'q', 'Q':
-			skipBlanks()
-			for i < n && s[i] >= '0' && s[i] <= '9' {
-				i++
-			}
-		case ':', 'b', 't', 'T', 'v':
-			for i < n && s[i] != '\n' && s[i] != ';' {
-				i++
-			}
-		case 'a', 'i', 'c', 'r', 'R':
-			// Text or a file to read, up to an unescaped newline.
-			for i < n && s[i] != '\n' {
-				if s[i] == '\\' {
-					i++
-				}
-				i++
-			}
-		case 's':
-			if i >= n {
-				return true
-			}
-			d := s[i]
-			if d == '\n' || d == '\\' {
-				return true
-			}
-			i++
-			for k := 0; k < 2; k++ {
-				if i, ok = sedDelimited(s, i, d); !ok {
-					return true
-				}
-			}
-			for i < n {
-				f := s[i]
-				if f == 'e' || f == 'w' || f == 'W' {
-					return true
-				}
-				if f == 'g' || f == 'p' || f == 'i' || f == 'I' || f == 'm' || f == 'M' || f >= '0' && f <= '9' {
-					i++
-					continue
-				}
-				break
-			}
-		case 'y':
-			if i >= n {
-				return true
-			}
-			d := s[i]
-			i++
-			for k := 0; k < 2; k++ {
-				if i, ok = sedDelimited(s, i, d); !ok {
-					return true
-				}
-			}
-		default: // e, w, W and anything unknown
-			return true
-		}
-	}
-	return false
-}
-
-// sedAddr skips an optional address at i.
-func sedAddr(s string, i int) (int, bool) {
-	n := len(s)
-	if i >= n {
-		return i, true
-	}
-	switch c := s[i]; {
-	case c >= '0' && c <= '9' || c == '+' || c == '~':
-		i++
-		for i < n && (s[i] >= '0' && s[i] <= '9' || s[i] == '~') {
-			i++
-		}
-	case c == '$':
-		i++
-	case c == '/' || c == '\\':
-		d := byte('/')
-		if c == '\\' {
-			if i+1 >= n {
-				return i, false
-			}
-			d = s[i+1]
-			i++
-		}
-		var ok bool
-		if i, ok = sedDelimited(s, i+1, d); !ok {
-			return i, false
-		}
-		for i < n && (s[i] == 'I' || s[i] == 'M') {
-			i++
-		}
-	}
-	return i, true
-}
-
-// sedDelimited skips a regular expression or replacement up to and past its
-// unescaped delimiter d, treating bracket expressions as opaque.
-func sedDelimited(s string, i int, d byte) (int, bool) {
-	n := len(s)
-	for i < n {
-		switch c := s[i]; {
-		case c == '\\':
-			i += 2
-		case c == d:
-			return i + 1, true
-		case c == '[' && d != '[':
-			j := i + 1
-			if j < n && s[j] == '^' {
-				j++
-			}
-			if j < n && s[j] == ']' {
-				j++
-			}
-			for j < n && s[j] != ']' {
-				j++
-			}
-			if j >= n {
-				return i, false
-			}
-			i = j + 1
-		case c == '\n':
-			return i, false
-		default:
-			i++
-		}
-	}
-	return i, false
-}
 
 // sed judges sed: options from the GNU table, then a script that must be
 // made only of commands that print, delete and substitute in memory.
@@ -357,32 +112,13 @@ func sedScript(s string) string {
 			if c == ':' && i == j {
 				return "an empty label"
 			}
-		case 's':
-			if i >= len(s) || s[i] == '\\' || s[i] == '\n' {
-				return "an s command with an unusual delimiter"
+		case 's', 'y':
+			var why string
+			if i, why = sedTwoParts(s, i, c); why != "" {
+				return why
 			}
-			d := s[i]
-			var ok bool
-			if i, ok = sedPart(s, i+1, d); !ok {
-				return "an unterminated s command"
-			}
-			if i, ok = sedPart(s, i, d); !ok {
-				return "an unterminated s command"
-			}
-			for i < len(s) && strings.IndexByte("gpiImM0123456789", s[i]) >= 0 {
+			for c == 's' && i < len(s) && strings.IndexByte("gpiImM0123456789", s[i]) >= 0 {
 				i++
-			}
-		case 'y':
-			if i >= len(s) || s[i] == '\\' || s[i] == '\n' {
-				return "a y command with an unusual delimiter"
-			}
-			d := s[i]
-			var ok bool
-			if i, ok = sedPart(s, i+1, d); !ok {
-				return "an unterminated y command"
-			}
-			if i, ok = sedPart(s, i, d); !ok {
-				return "an unterminated y command"
 			}
 		default:
 			return "the command " + string(c) + " (it may read or write files, run commands, or is not modelled)"
@@ -395,6 +131,23 @@ func sedScript(s string) string {
 		}
 	}
 	return ""
+}
+
+// sedTwoParts skips the two delimited parts of an s or y command starting
+// at s[i] (the delimiter).
+func sedTwoParts(s string, i int, cmd byte) (int, string) {
+	if i >= len(s) || s[i] == '\\' || s[i] == '\n' {
+		return i, "an " + string(cmd) + " command with an unusual delimiter"
+	}
+	d := s[i]
+	var ok bool
+	if i, ok = sedPart(s, i+1, d); !ok {
+		return i, "an unterminated " + string(cmd) + " command"
+	}
+	if i, ok = sedPart(s, i, d); !ok {
+		return i, "an unterminated " + string(cmd) + " command"
+	}
+	return i, ""
 }
 
 // sedAddress skips an optional address at s[i].

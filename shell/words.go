@@ -547,37 +547,24 @@ func (r *resolver) noSplitLit(b []byte, v string, first bool, ctx wordCtx) []byt
 
 // appendHeredocLit resolves an unquoted heredoc's literal text: a
 // backslash escapes only $, `, \ and newline.
-func appendHeredocLit(b []byte, v string) []byte {
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c == '\\' && i+1 < len(v) {
-			switch v[i+1] {
-			case '$', '`', '\\':
-				i++
-				b = append(b, v[i])
-				continue
-			case '\n':
-				i++
-				continue
-			}
-		}
-		b = append(b, c)
-	}
-	return b
-}
+func appendHeredocLit(b []byte, v string) []byte { return appendEscapedLit(b, v, "$`\\") }
 
 // appendDblQuotedLit resolves the escapes that are special inside double
 // quotes; any other backslash stays.
-func appendDblQuotedLit(b []byte, v string) []byte {
+func appendDblQuotedLit(b []byte, v string) []byte { return appendEscapedLit(b, v, "$`\"\\") }
+
+// appendEscapedLit resolves backslash escapes of the bytes in escapable and
+// of newline (a line continuation); any other backslash stays.
+func appendEscapedLit(b []byte, v, escapable string) []byte {
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		if c == '\\' && i+1 < len(v) {
-			switch v[i+1] {
-			case '$', '`', '"', '\\':
+			switch {
+			case strings.IndexByte(escapable, v[i+1]) >= 0:
 				i++
 				b = append(b, v[i])
 				continue
-			case '\n':
+			case v[i+1] == '\n':
 				i++
 				continue
 			}
