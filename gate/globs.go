@@ -19,29 +19,7 @@ type globTok struct {
 // shellGlobToks tokenizes a pathname pattern (path.Match syntax). With
 // recursive, `*` also crosses "/" (the names find or grep -r reach).
 func shellGlobToks(p string, recursive bool) []globTok {
-	out := make([]globTok, 0, len(p))
-	for i := 0; i < len(p); i++ {
-		segStart := i == 0 || p[i-1] == '/'
-		switch c := p[i]; c {
-		case '\\':
-			if i+1 < len(p) {
-				i++
-				out = append(out, globTok{c: p[i], kind: 'c'})
-			}
-		case '*', '?':
-			out = append(out, globTok{kind: c, noSlash: !recursive, noLeadDot: segStart})
-		case '[':
-			j := strings.IndexByte(p[i+1:], ']')
-			if j < 0 {
-				out = append(out, globTok{c: '[', kind: 'c'})
-				continue
-			}
-			out = append(out, globTok{kind: '?', noSlash: true, noLeadDot: segStart})
-			i += j + 1
-		default:
-			out = append(out, globTok{c: c, kind: 'c'})
-		}
-	}
+	out, _ := globToks(p, true, recursive)
 	if recursive {
 		// Names below a directory: any run of further path.
 		out = append(out, globTok{kind: '*'})
@@ -70,8 +48,21 @@ func ruleGlobToks(p string) ([][]globTok, bool) {
 		}
 		return all, true
 	}
+	out, ok := globToks(p, false, false)
+	if !ok {
+		return nil, false
+	}
+	return [][]globTok{out}, true
+}
+
+// globToks tokenizes a glob. For a shell pattern (shell), a wildcard does
+// not match "/" (unless recursive) nor a "." that starts a name, and an
+// unclosed "[" is literal; for a rule pattern, an unclosed "[" is not
+// followed (ok false).
+func globToks(p string, shell, recursive bool) ([]globTok, bool) {
 	out := make([]globTok, 0, len(p))
 	for i := 0; i < len(p); i++ {
+		segStart := shell && (i == 0 || p[i-1] == '/')
 		switch c := p[i]; c {
 		case '\\':
 			if i+1 < len(p) {
@@ -79,19 +70,23 @@ func ruleGlobToks(p string) ([][]globTok, bool) {
 				out = append(out, globTok{c: p[i], kind: 'c'})
 			}
 		case '*', '?':
-			out = append(out, globTok{kind: c})
+			out = append(out, globTok{kind: c, noSlash: shell && !recursive, noLeadDot: segStart})
 		case '[':
 			j := strings.IndexByte(p[i+1:], ']')
 			if j < 0 {
-				return nil, false
+				if !shell {
+					return nil, false
+				}
+				out = append(out, globTok{c: '[', kind: 'c'})
+				continue
 			}
-			out = append(out, globTok{kind: '?'})
+			out = append(out, globTok{kind: '?', noSlash: shell, noLeadDot: segStart})
 			i += j + 1
 		default:
 			out = append(out, globTok{c: c, kind: 'c'})
 		}
 	}
-	return [][]globTok{out}, true
+	return out, true
 }
 
 // intersects reports whether some string matches both token lists.
