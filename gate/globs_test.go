@@ -19,7 +19,7 @@ func TestIntersects(t *testing.T) {
 		{"/p/*", "/p/.env", false, false},          // * skips names starting with "."
 		{"/p/.e*", "*.env", false, true},           // .env
 		{"/p/?env", "*.env", false, false},         // ? does not match a leading "."
-		{"/p/[.]env", "*.env", false, true},        // a class may be "." (read as any byte)
+		{"/p/[.]env", "*.env", false, false},       // bash: a class never matches a leading "."
 		{"/p", "*.env", true, true},                // everything below /p
 		{"/p", "/q/*", true, false},                // nothing below /p is in /q
 		{"/p/*/x.go", "/p/a/b/x.go", false, false}, // * does not cross "/"
