@@ -211,7 +211,8 @@ func (h *Handler) secure(r *http.Request) bool {
 
 func (h *Handler) setSession(w http.ResponseWriter, r *http.Request, id string, s *session) {
 	c := &http.Cookie{
-		Name: cookieName, Value: id, Path: "/ui/", Expires: s.expires,
+		// MaxAge, not Expires: the browser's clock may differ from ours.
+		Name: cookieName, Value: id, Path: "/ui/", MaxAge: int(s.expires.Sub(h.now()).Seconds()),
 		HttpOnly: true, SameSite: http.SameSiteStrictMode,
 	}
 	if h.secure(r) {

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"rsc.io/qr"
+
+	"approvalbot/web"
+)
+
+// TestQRRoundTrip reads the terminal QR code back into modules and
+// compares them with the encoder's, quiet zone included.
+func TestQRRoundTrip(t *testing.T) {
+	const text = "http://192.168.1.20:8754/ui/#link=bK6xeIrlgokKHBh7qwi730mFA6A"
+	var b bytes.Buffer
+	if err := writeQR(&b, text); err != nil {
+		t.Fatal(err)
+	}
+	c, err := qr.Encode(text, qr.L)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ansi := regexp.MustCompile("\x1b\\[[0-9;]*m")
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	size := c.Size + 2*qrQuiet
+	if want := (size + 1) / 2; len(lines) != want {
+		t.Fatalf("%d lines, want %d", len(lines), want)
+	}
+	for row, line := range lines {
+		cells := []rune(strings.TrimPrefix(ansi.ReplaceAllString(line, ""), "  "))
+		if len(cells) != size {
+			t.Fatalf("line %d has %d cells, want %d", row, len(cells), size)
+		}
+		for i, r := range cells {
+			x, y := i-qrQuiet, 2*row-qrQuiet
+			top := r == '█' || r == '▀'
+			bottom := r == '█' || r == '▄'
+			if top != !c.Black(x, y) {
+				t.Fatalf("module (%d,%d): light=%v, encoder says black=%v", x, y, top, c.Black(x, y))
+			}
+			if y+1 < c.Size+qrQuiet && bottom != !c.Black(x, y+1) {
+				t.Fatalf("module (%d,%d): light=%v, encoder says black=%v", x, y+1, bottom, c.Black(x, y+1))
+			}
+		}
+	}
+}
+
+// TestServeAndUILinkSignIn: serve prints a one-time link at start and
+// `approvalbot ui-link` makes another; each signs in once.
+func TestServeAndUILinkSignIn(t *testing.T) {
+	dataDir := t.TempDir()
+	addr := freeAddr(t)
+	d := startDaemon(t, addr, "APPROVALBOT_DATA_DIR="+dataDir, "APPROVALBOT_PUBLIC_URL=")
+	linkRE := regexp.MustCompile(`http://\S+/ui/#link=([A-Za-z0-9_-]+)`)
+	m := linkRE.FindStringSubmatch(d.logs.String())
+	if m == nil {
+		t.Fatalf("serve printed no sign-in link:\n%s", d.logs.String())
+	}
+	redeem := func(code string) int {
+		req, _ := http.NewRequest("POST", d.url+"/ui/api/redeem", strings.NewReader(`{"code":"`+code+`"}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := redeem(m[1]); st != 200 {
+		t.Fatalf("serve's link: %d", st)
+	}
+	if st := redeem(m[1]); st != http.StatusUnauthorized {
+		t.Fatalf("serve's link used twice: %d, want 401", st)
+	}
+
+	var out, errb bytes.Buffer
+	vars := map[string]string{"APPROVALBOT_DATA_DIR": dataDir, "APPROVALBOT_URL": d.url}
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }}
+	if code := dispatch(context.Background(), e, []string{"ui-link", "--json"}); code != exitOK {
+		t.Fatalf("ui-link: exit %d: %s", code, errb.String())
+	}
+	var l web.LinkBody
+	if err := json.Unmarshal(out.Bytes(), &l); err != nil {
+		t.Fatalf("ui-link --json: %v: %s", err, out.String())
+	}
+	if l.Approver != "local-approver" || !strings.HasPrefix(l.URL, d.url+"/ui/#link=") {
+		t.Fatalf("ui-link: %+v", l)
+	}
+	if st := redeem(l.URL[strings.Index(l.URL, "#link=")+len("#link="):]); st != 200 {
+		t.Fatalf("ui-link's link: %d", st)
+	}
+
+	// Without the approver credential, no link.
+	out.Reset()
+	errb.Reset()
+	vars["APPROVALBOT_DATA_DIR"] = t.TempDir()
+	if code := dispatch(context.Background(), e, []string{"ui-link"}); code != exitFailure || !strings.Contains(errb.String(), "approver credential") {
+		t.Fatalf("ui-link without a token: exit %d: %s", code, errb.String())
+	}
+}
