@@ -164,6 +164,9 @@ func compileRules(specs []RuleSpec, layer, agent, home string) ([]*rule, error) 
 		}
 		pm, err := compilePattern(s.Pattern, home)
 		if err != nil {
+			if hint := CompileHint(s.Pattern); hint != "" {
+				return nil, fmt.Errorf("%s: %s: bad pattern %q: %w (%s)", where, s.Tool, s.Pattern, err, hint)
+			}
 			return nil, fmt.Errorf("%s: %s: bad pattern %q: %w", where, s.Tool, s.Pattern, err)
 		}
 		out = append(out, &rule{
