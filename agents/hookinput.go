@@ -80,7 +80,7 @@ func (in hookInput) call(o Options) gate.Call {
 		Agent:          o.Agent,
 		SessionID:      in.SessionID,
 		Tool:           in.ToolName,
-		Input:          in.ToolInput,
+		Input:          normalizePatchInput(in.ToolName, in.ToolInput), // Codex's apply_patch
 		Cwd:            cwd,
 		IdempotencyKey: in.ToolUseID,
 	}

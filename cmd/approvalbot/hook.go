@@ -79,9 +79,9 @@ func adapterLogger(e *env) *slog.Logger {
 	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
 }
 
-const hookUsage = `usage: approvalbot hook claude|codex [flags] < payload.json
+const hookUsage = `usage: approvalbot hook claude|codex|gemini|copilot|cursor|opencode [flags] < payload.json
 
-Reads one hook payload (PreToolUse or PermissionRequest) on stdin, submits the
+Reads one hook payload (the agent's pre-tool event) on stdin, submits the
 call to the daemon at $APPROVALBOT_URL (default ` + defaultURL + `) with
 $APPROVALBOT_TOKEN, waits for the decision, and writes the hook's JSON answer
 on stdout. Fails closed: anything but a decision to allow is a deny.
@@ -102,8 +102,8 @@ func runHook(ctx context.Context, e *env, args []string) int {
 		return exitOK
 	}
 	kind := args[0]
-	if kind != "claude" && kind != "codex" {
-		fmt.Fprintf(e.stderr, "approvalbot hook: unknown agent %q (claude or codex)\n", kind)
+	if !isHookKind(kind) {
+		fmt.Fprintf(e.stderr, "approvalbot hook: unknown agent %q (%s)\n", kind, hookKindList)
 		return exitUsage
 	}
 	var f adapterFlags
@@ -119,16 +119,19 @@ func runHook(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "approvalbot hook %s: unexpected arguments %q\n", kind, fs.Args())
 		return exitUsage
 	}
-	defaultAgent := agentClaude
-	if kind == "codex" {
-		defaultAgent = agentCodex
-	}
-	o, err := f.options(e, defaultAgent)
+	o, err := f.options(e, hookDefaultAgent(kind))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "approvalbot hook %s: %v\n", kind, err)
 		return exitUsage
 	}
+	// A hook whose agent was killed outright withdraws its approval.
+	ctx, stopWatch := agents.WatchParent(ctx, agents.ParentPollInterval)
+	defer stopWatch()
+	if kind != "claude" && kind != "codex" {
+		return runHostHook(ctx, e, kind, o)
+	}
 	if kind == "codex" {
+		o.Logger = quietLogger() // Codex shows the hook's stderr to the model
 		return agents.RunCodexHook(ctx, clientFromEnv(e), o, e.stdin, e.stdout, e.stderr)
 	}
 	return agents.RunClaudeHook(ctx, clientFromEnv(e), o, e.stdin, e.stdout, e.stderr)

@@ -92,7 +92,7 @@ func TestHookCommandInProcess(t *testing.T) {
 		{"codex allowed", []string{"hook", "codex"}, map[string]string{"APPROVALBOT_URL": srv.URL}, hookPayload("echo x"), 0, "", ""},
 		{"codex has no on-error ask", []string{"hook", "codex", "--on-error", "ask"}, nil, hookPayload("echo x"), exitUsage, "", "on-error"},
 		{"bad on-error", []string{"hook", "claude", "--on-error", "allow"}, nil, hookPayload("echo x"), exitUsage, "", "--on-error must be deny or ask"},
-		{"unknown agent", []string{"hook", "cursor"}, nil, "", exitUsage, "", "unknown agent"},
+		{"unknown agent", []string{"hook", "windsurf"}, nil, "", exitUsage, "", "unknown agent"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
