@@ -52,8 +52,11 @@ func TestHookAgeSweep(t *testing.T) {
 		t.Fatal("ran out of time before the kill")
 	}
 	approver := d.approver()
-	if n := countPending(ctx, approver); n != len(ages)*perAge {
-		t.Fatalf("%d pending before the kill, want %d", n, len(ages)*perAge)
+	// On a loaded machine the youngest hooks may take a moment to post;
+	// the kill waits for them (their age is then a little under 1 s).
+	waitFor(t, ctx, "every hook's approval", func() bool { return countPending(ctx, approver) == len(ages)*perAge })
+	if late := time.Since(killAt); late > 500*time.Millisecond {
+		t.Logf("the kill came %s late", late.Round(time.Millisecond))
 	}
 	d.stop(syscall.SIGKILL)
 	d.start()
