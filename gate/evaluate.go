@@ -392,7 +392,7 @@ func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
 	ref := s.always(tool, &subj, s.judge(tool, &subj))
 	reason := ruleReason(ref)
 	// A symlink along the path: the file it reaches is judged too.
-	if real := physical(ps.raw); real != "" && real != ps.abs && ref.Action != Deny {
+	if real := physical(ps.raw, s.cwd); real != "" && real != ps.abs && ref.Action != Deny {
 		if rps, ok := resolvePath(real, s.cwd, s.p.home); ok {
 			rsubj := subject{path: &rps}
 			if rref := s.always(tool, &rsubj, s.judge(tool, &rsubj)); rank(rref.Action) > rank(ref.Action) {

@@ -72,8 +72,8 @@ func globToks(p string, shell, recursive bool) ([]globTok, bool) {
 		case '*', '?':
 			out = append(out, globTok{kind: c, noSlash: shell && !recursive, noLeadDot: segStart})
 		case '[':
-			j := strings.IndexByte(p[i+1:], ']')
-			if j < 0 {
+			end := bracketEnd(p, i)
+			if end < 0 {
 				if !shell {
 					return nil, false
 				}
@@ -81,12 +81,43 @@ func globToks(p string, shell, recursive bool) ([]globTok, bool) {
 				continue
 			}
 			out = append(out, globTok{kind: '?', noSlash: shell, noLeadDot: segStart})
-			i += j + 1
+			i = end
 		default:
 			out = append(out, globTok{c: c, kind: 'c'})
 		}
 	}
 	return out, true
+}
+
+// bracketEnd returns the index of the "]" that closes the bracket
+// expression starting at p[i], as bash and fnmatch read it: a "!" or "^"
+// first, a "]" first is a member, and [:class:], [=c=] and [.c.] are
+// members; -1 when it is not closed (then "[" is literal).
+func bracketEnd(p string, i int) int {
+	j := i + 1
+	if j < len(p) && (p[j] == '!' || p[j] == '^') {
+		j++
+	}
+	if j < len(p) && p[j] == ']' {
+		j++
+	}
+	for ; j < len(p); j++ {
+		switch p[j] {
+		case ']':
+			return j
+		case '\\':
+			j++
+		case '[':
+			if j+1 < len(p) && (p[j+1] == ':' || p[j+1] == '=' || p[j+1] == '.') {
+				close := strings.Index(p[j+2:], string(p[j+1])+"]")
+				if close < 0 {
+					return -1
+				}
+				j += 2 + close + 1
+			}
+		}
+	}
+	return -1
 }
 
 // intersects reports whether some string matches both token lists.

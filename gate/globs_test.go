@@ -28,6 +28,12 @@ func TestIntersects(t *testing.T) {
 		{"/p/a*b", "*{x,ab}", false, true},
 		{"/p/a*b", "*{x,y}", false, false},
 		{"/h/.ssh/id_*", "~/.ssh/*", false, false}, // ~ is not expanded here: no match
+		{"/p/x.[[:alpha:]]ey", "*.key", false, true},
+		{"/p/x.[]k]ey", "*.key", false, true},
+		{"/p/x.[[=k=]]ey", "*.key", false, true},
+		{"/p/x.[[.k.]]ey", "*.key", false, true},
+		{"/p/.[[:alpha:]]nv", "*.env", false, true},
+		{"/p/[[:alpha:]].env", "*.env", false, true},
 	}
 	for _, c := range cases {
 		alts, ok := ruleGlobToks(c.rule)

@@ -121,12 +121,12 @@ func (p *Policy) protectArg(arg, cwd string, effect pathEffect) (string, Action)
 // person about (Ask) a write (kind KindWrite) or read (KindRead) of abs.
 func (p *Policy) protectPath(abs, raw, cwd string, kind ToolKind) (string, Action) {
 	forms := p.canonicalForms(abs, raw, cwd)
+	unknown := false
 	for _, f := range forms {
 		if f == "" {
-			return "not understood: cannot tell which file `" + abs + "` is", Ask
+			unknown = true
+			continue
 		}
-	}
-	for _, f := range forms {
 		if kind == KindRead {
 			if why := p.secretPath(f); why != "" {
 				return why, Deny
@@ -139,6 +139,9 @@ func (p *Policy) protectPath(abs, raw, cwd string, kind ToolKind) (string, Actio
 		if agentSettings(f) {
 			return "writes to an agent's hook settings (" + f + ") are denied", Deny
 		}
+	}
+	if unknown {
+		return "not understood: cannot tell which file `" + abs + "` is", Ask
 	}
 	if kind == KindWrite {
 		for _, f := range forms {
@@ -156,8 +159,8 @@ func (p *Policy) protectPath(abs, raw, cwd string, kind ToolKind) (string, Actio
 // process's cwd).
 func (p *Policy) canonicalForms(abs, raw, cwd string) []string {
 	forms := []string{abs}
-	if ph := physical(raw); ph != abs && ph != "" {
-		forms = append(forms, ph)
+	if ph := physical(raw, cwd); ph != abs {
+		forms = append(forms, ph) // "" when it cannot be resolved
 	}
 	if rest, ok := strings.CutPrefix(abs, "/proc/"); ok {
 		pid, tail, _ := strings.Cut(rest, "/")
@@ -189,15 +192,13 @@ func (p *Policy) canonicalForms(abs, raw, cwd string) []string {
 // first, then "..", component by component (filepath.Clean removes ".."
 // lexically, which is wrong after a symlinked directory). Only paths with
 // ".." need it; "" for a relative path.
-func physical(raw string) string {
+func physical(raw, cwd string) string {
 	if !filepath.IsAbs(raw) {
 		return ""
 	}
-	if !strings.Contains(raw, "..") {
-		return resolveExisting(filepath.Clean(raw))
-	}
 	cur := "/"
-	for _, c := range strings.Split(raw, "/") {
+	parts := strings.Split(raw, "/")
+	for i, c := range parts {
 		switch c {
 		case "", ".":
 			continue
@@ -206,13 +207,49 @@ func physical(raw string) string {
 			continue
 		}
 		next := filepath.Join(cur, c)
+		// /proc/PID/... and /dev/fd name another process's view: resolved
+		// here they would be the gate's own. Only /proc/self/root (the
+		// root) and /proc/self/cwd (the command's directory) are known.
+		if procDir(cur) {
+			switch {
+			case c == "root":
+				cur = "/"
+				continue
+			case c == "cwd" && cwd != "" && (strings.HasSuffix(cur, "/self") || strings.HasSuffix(cur, "/thread-self")):
+				cur = cwd
+				continue
+			}
+			return ""
+		}
+		if next == "/dev/fd" || next == "/dev/stdin" || next == "/dev/stdout" || next == "/dev/stderr" {
+			if i == len(parts)-1 && next != "/dev/fd" {
+				return next // the stream itself, judged as written
+			}
+			return ""
+		}
+		if next == "/proc" || cur == "/proc" {
+			cur = next // /proc/self stays /proc/self: it is the command's, not ours
+			continue
+		}
 		if r, err := filepath.EvalSymlinks(next); err == nil {
+			if r == "/proc" || strings.HasPrefix(r, "/proc/") || strings.HasPrefix(r, "/dev/fd") {
+				return "" // a link into another process's view
+			}
 			cur = r
 		} else {
 			cur = next
 		}
 	}
 	return cur
+}
+
+// procDir reports /proc/self, /proc/thread-self or /proc/PID.
+func procDir(p string) bool {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok || strings.Contains(rest, "/") {
+		return false
+	}
+	return rest == "self" || rest == "thread-self" || isNumber(rest)
 }
 
 // resolveExisting resolves the symlinks of the longest existing prefix of

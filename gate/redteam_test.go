@@ -85,6 +85,25 @@ func TestRedTeamRound2(t *testing.T) {
 		`cat sub/up/../.kube/config`,
 		`cd homelink && touch ../pwned`,
 		`cat homelink/../../home/dev/.local/share/approvalbot/approver.token`,
+		// round 2
+		`go env -w CC='sh evil.sh'`,
+		`fgrep -h "" ~/.kube/config`,
+		`fgrep -r SECRET .`,
+		`egrep "" ../.kube/config`,
+		`cat .[[:alpha:]]nv`,
+		`cat x.[[:alpha:]]ey`,
+		`cat x.[]k]ey`,
+		`cat ~/.kub[[:alpha:]]/config`,
+		`cat ~/.lo[[:alpha:]]al/share/approvalbot/approver.token`,
+		`cat /proc/self/cwd/../.kube/config`,
+		`cd /proc/self/cwd && cat ../.kube/config`,
+		`echo "$(< /proc/self/cwd/../.local/share/approvalbot/approver.token)"`,
+		`cat /dev/fd/../cwd/../.kube/config`,
+		`jq -n --args --rawfile a ~/.kube/config '$a'`,
+		`jq -n --args '$a' --rawfile a ~/.local/share/approvalbot/approver.token`,
+		`file -m magic ~/.kube/config x.key`,
+		`jq -n -f prog.jq`,
+		`bash -k -c 'git status GIT_DIR=x'`,
 	}
 	for _, line := range lines {
 		in, _ := json.Marshal(map[string]string{"command": line})

@@ -312,6 +312,9 @@ func TestHazards(t *testing.T) {
 		{"runs a script", ". ./env.sh"},
 		{"startup files", "bash -lc 'ls'"},
 		{"startup files", "bash -i -c ls"},
+		{"option -k", "bash -k -c 'git status GIT_DIR=x'"},
+		{"option +B", "bash +B -c 'echo {a,b}'"},
+		{"option -O", "bash -O dotglob -c 'cat *'"},
 		{"U+FFFD", "ls \ufffd"},
 		{"touch", "env --s='touch x'"},
 		{"sudo options", "sudo --c=/ ls"},
@@ -372,6 +375,7 @@ func TestHazardTable(t *testing.T) {
 		"make runs other code":                   "make --ev=x",
 		"npm config runs code":                   "npm test --node-o=x",
 		"ssh option runs a program":              "ssh -oProxyCommand=x h",
+		"go env -w writes go's settings":         "go env -w CC=x",
 	}
 	for _, h := range hazards {
 		src, ok := cases[h.name]

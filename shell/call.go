@@ -141,6 +141,9 @@ func (a *analyzer) external(fs []field, source, envHazard string, in stdinKind, 
 		if h := shellStartup(fs[1:]); h != "" && hazard == "" {
 			hazard = h
 		}
+		if why := shellOptions(fs[1:]); why != "" && dynamic == "" {
+			dynamic = "not understood: " + name + " " + why
+		}
 	}
 	if isShell(name) && !isWrapper {
 		why, file := a.shellStdin(fs[1:], in, script, name, depth)
@@ -311,4 +314,42 @@ func canonText(argv []string) string {
 		return ""
 	}
 	return joinQuoted(append(out, argv[i:]...))
+}
+
+// shellOptions says why a shell's own options change how its script is
+// read (-k reads assignments anywhere, -a exports them, +B turns brace
+// expansion off, -O/+O and -o set other options, --posix), "" for the
+// options the analysis models.
+func shellOptions(args []field) string {
+	for i := 0; i < len(args); i++ {
+		s := args[i].s
+		switch {
+		case s == "--" || s == "-" || !strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "+"):
+			return ""
+		case strings.HasPrefix(s, "--"):
+			switch s {
+			case "--norc", "--noprofile", "--login", "--noediting", "--restricted", "--verbose", "--rcfile", "--init-file":
+			default:
+				return "option " + s
+			}
+		default:
+			for j := 1; j < len(s); j++ {
+				switch s[j] {
+				case 'c', 'e', 'u', 'x', 'v', 'l', 'i', 's', 'n', 'r', 'f', 'h', 'p', 'E', 'T', 'C', 'b', 'm', 'H', 'P', 't':
+				case 'o':
+					if i+1 < len(args) {
+						i++
+						switch args[i].s {
+						case "pipefail", "errexit", "nounset", "xtrace", "verbose", "errtrace", "functrace", "noclobber", "noglob":
+						default:
+							return "option -o " + args[i].s
+						}
+					}
+				default:
+					return "option " + s
+				}
+			}
+		}
+	}
+	return ""
 }

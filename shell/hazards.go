@@ -69,6 +69,9 @@ var hazards = []hazard{
 		return longPrefixArg(a, "node-options", "script-shell", "userconfig", "globalconfig", "shell", "call", "prefix", "cache", "registry") ||
 			hasArg(a, "-c")
 	}},
+	{"go env -w writes go's settings", []string{"go"}, func(a []field) bool {
+		return len(a) > 1 && a[0].s == "env" && (hasArg(a[1:], "-w", "-u") || longPrefixArg(a[1:], "w", "u"))
+	}},
 	{"ssh option runs a program", []string{"ssh", "scp", "sftp"}, func(a []field) bool {
 		for _, f := range a {
 			if strings.HasPrefix(f.s, "-o") || f.s == "-F" || strings.HasPrefix(f.s, "-F") {

@@ -14,10 +14,15 @@ func (a *analyzer) jq(fs []field) (string, string) {
 	haveFilter, positional := false, false
 	for i := 0; i < len(args); i++ {
 		f := args[i]
-		if positional {
+		// After --args, words are arguments, not files; options are still
+		// options (jq goes on parsing them).
+		if positional && haveFilter && !strings.HasPrefix(f.s, "-") {
 			continue
 		}
 		if f.dyn || f.glob {
+			if positional {
+				return "not understood: a jq word only known at run time after --args", ""
+			}
 			if !haveFilter {
 				return "not understood: a jq filter or option only known at run time", ""
 			}
@@ -45,12 +50,11 @@ func (a *analyzer) jq(fs []field) (string, string) {
 			if !ok {
 				return "not understood: jq option " + s, ""
 			}
+			if name == "from-file" {
+				return "not understood: jq --from-file (a filter file may import modules and data files)", ""
+			}
 			if k == '=' && i+1 < len(args) {
 				i++
-				if name == "from-file" {
-					a.addRead(args[i], "jq "+s, false)
-					haveFilter = true
-				}
 			}
 		case len(s) > 1 && s[0] == '-':
 			for j := 1; j < len(s); j++ {
@@ -60,14 +64,7 @@ func (a *analyzer) jq(fs []field) (string, string) {
 				case c == 'L':
 					return "not understood: jq -L loads modules and data files", ""
 				case c == 'f':
-					if i+1 < len(args) {
-						i++
-						if c == 'f' {
-							a.addRead(args[i], "jq -f", false)
-							haveFilter = true
-						}
-					}
-					j = len(s)
+					return "not understood: jq -f (a filter file may import modules and data files)", ""
 				default:
 					return "not understood: jq option -" + string(c), ""
 				}

@@ -75,6 +75,10 @@ func buildPrograms() map[string]*progSpec {
 	m["tee"].operands = opWrite
 	m["touch"].operands = opWrite
 	m["grep"].operands = opPatternRead
+	// egrep and fgrep are grep -E and grep -F.
+	m["egrep"], m["fgrep"] = m["grep"], m["grep"]
+	// file prints what a magic file (-m) says of each operand: their content.
+	m["file"].operands = opRead
 	m["grep"].digits, m["head"].digits, m["tail"].digits = true, true, true
 	d("sort", "-o", "writes a file (sort -o)", "--output", "writes a file (sort --output)",
 		"--compress-program", "runs a program (sort --compress-program)")
