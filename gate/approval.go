@@ -47,6 +47,9 @@ type MessageRef struct {
 	ChatID    string    `json:"chat_id"`
 	MessageID string    `json:"message_id"`
 	SentAt    time.Time `json:"sent_at"`
+	// Group is set when the message is a grouped view of the approval's
+	// session (GroupNotifier); the gate keeps that message's state under it.
+	Group string `json:"group,omitempty"`
 }
 
 // Approval is a call the gate asked a person about, or (with status

@@ -19,6 +19,23 @@ type View struct {
 	// Restarted is when the daemon restarted with the approval still
 	// pending; zero if it did not. Frontends say "still waiting" with it.
 	Restarted time.Time
+	// Items, when set, make this a grouped view of one agent session's
+	// calls (shown to a GroupNotifier only): every call in the message, in
+	// order, pending ones in full and decided ones with their outcome.
+	// Approval is then the first pending item (else the first item).
+	Items []*Approval
+	// Batch is what the grouped view's "Approve all" / "Deny all" decide
+	// (Gate.DecideBatch); nil when fewer than two of its calls are pending.
+	Batch *Batch
+}
+
+// GroupNotifier is a Notifier that can show grouped views: when one agent
+// session has two or more calls pending, the gate shows them in one
+// message (View.Items, View.Batch) instead of one message each.
+type GroupNotifier interface {
+	Notifier
+	// Groups reports whether the frontend wants grouped views.
+	Groups() bool
 }
 
 // Notifier is a frontend that shows approvals to people (Telegram, Slack).

@@ -159,6 +159,9 @@ func (q *notifierQueue) sync(ctx context.Context, id string, restarted time.Time
 		}
 		return
 	}
+	if q.groups() && q.syncGrouped(ctx, a, restarted) {
+		return
+	}
 	var refs []MessageRef
 	for _, m := range a.Messages {
 		if m.Frontend == q.n.Name() {
