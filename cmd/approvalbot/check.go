@@ -75,10 +75,15 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 			home = h
 		}
 	}
-	policy, rulesName, err := checkPolicy(e, *rulesPath, home)
+	policy, rulesName, warnings, err := checkPolicy(e, *rulesPath, home)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "approvalbot check: %v\n", err)
 		return exitUsage
+	}
+	// What the rules file probably does not mean goes to stderr, so the
+	// decision on stdout stays one answer.
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
 
 	dir := *cwd
@@ -146,25 +151,12 @@ func errOr(err error, s string) string {
 // checkPolicy loads the rules check uses: --rules alone, else
 // APPROVALBOT_RULES alone, else the embedded defaults (never merged). The
 // protected paths are those serve would use.
-func checkPolicy(e *env, rulesPath, home string) (*gate.Policy, string, error) {
-	if rulesPath == "" {
-		rulesPath = e.getenv(config.Prefix + "_RULES")
-	}
-	var spec gate.PolicySpec
-	var err error
-	name := config.DefaultRulesName
-	if rulesPath != "" {
-		if abs, aerr := filepath.Abs(rulesPath); aerr == nil {
-			rulesPath = abs
-		}
-		name = rulesPath
-		spec, err = config.LoadRules(rulesPath, home)
-	} else {
-		spec, err = config.ParseRules(name, config.DefaultRules(), home)
-	}
+func checkPolicy(e *env, rulesPath, home string) (*gate.Policy, string, []gate.LintWarning, error) {
+	spec, rulesPath, name, err := rulesSpec(e, rulesPath, home)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
+	warnings := gate.Lint(spec)
 	s := config.Settings{Rules: rulesPath, DataDir: e.getenv(config.Prefix + "_DATA_DIR")}
 	if s.DataDir == "" && home != "" {
 		s.DataDir = filepath.Join(home, ".local", "share", "approvalbot")
@@ -188,9 +180,27 @@ func checkPolicy(e *env, rulesPath, home string) (*gate.Policy, string, error) {
 	spec.Home = home
 	p, err := gate.Compile(spec)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	return p, name, nil
+	return p, name, warnings, nil
+}
+
+// rulesSpec loads the rules file at rulesPath, else $APPROVALBOT_RULES,
+// else the embedded defaults; it returns the spec, the file's absolute
+// path ("" for the defaults) and its name in messages.
+func rulesSpec(e *env, rulesPath, home string) (gate.PolicySpec, string, string, error) {
+	if rulesPath == "" {
+		rulesPath = e.getenv(config.Prefix + "_RULES")
+	}
+	if rulesPath == "" {
+		spec, err := config.ParseRules(config.DefaultRulesName, config.DefaultRules(), home)
+		return spec, "", config.DefaultRulesName, err
+	}
+	if abs, err := filepath.Abs(rulesPath); err == nil {
+		rulesPath = abs
+	}
+	spec, err := config.LoadRules(rulesPath, home)
+	return spec, rulesPath, rulesPath, err
 }
 
 // printCheck writes the human explanation of an evaluation.

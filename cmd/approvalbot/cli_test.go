@@ -100,3 +100,28 @@ func TestReadmeExampleRules(t *testing.T) {
 		t.Errorf("rm -rf: %+v", got)
 	}
 }
+
+func TestRulesLint(t *testing.T) {
+	bad := writeRules(t, `{"Bash": {"*": "ask", "git * main": "allow", "python *": "allow"}, "Raed": "deny"}`)
+	code, out, _ := runCLI(t, "rules", "lint", bad)
+	if code != exitFailure {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{":1: Bash: git * main: the `*` in the middle", "python *` runs any Python code", "Raed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lint output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runCLI(t, "rules", "lint", "../../config/example-rules.jsonc")
+	if code != exitOK {
+		t.Errorf("example rules: exit %d:\n%s", code, out)
+	}
+	// check says the same on stderr.
+	_, _, errs := runCheckCmd(t, map[string]string{"HOME": "/home/u"}, "--rules", bad, "--cwd", "/work/proj", "--", "ls")
+	if !strings.Contains(errs, "warning: ") || !strings.Contains(errs, "git * main") {
+		t.Errorf("check stderr lacks the lint warnings: %q", errs)
+	}
+	if code, _, _ := runCLI(t, "rules", "lint", "/nonexistent.jsonc"); code != exitUsage {
+		t.Errorf("missing file: exit %d", code)
+	}
+}

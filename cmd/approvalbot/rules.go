@@ -11,7 +11,8 @@ import (
 
 const rulesUsage = `rules list [--agent NAME] [--json]
        approvalbot rules add --agent NAME --tool TOOL --pattern GLOB [--scope agent|session --session ID] [--expires DURATION]
-       approvalbot rules rm ID`
+       approvalbot rules rm ID
+       approvalbot rules lint [FILE] [--json]`
 
 // runRules is `approvalbot rules list|add|rm`: the Always rules.
 func runRules(ctx context.Context, e *env, args []string) int {
@@ -26,6 +27,8 @@ func runRules(ctx context.Context, e *env, args []string) int {
 		return rulesAdd(ctx, e, args[1:])
 	case "rm", "remove", "delete":
 		return rulesRemove(ctx, e, args[1:])
+	case "lint":
+		return rulesLint(ctx, e, args[1:])
 	case "-h", "--help", "help":
 		fmt.Fprintf(e.stdout, "usage: approvalbot %s\n", rulesUsage)
 		return exitOK
