@@ -38,7 +38,8 @@ func commands() map[string]command {
 	return map[string]command{
 		"serve":      {"run the daemon (settings from APPROVALBOT_* environment variables)", runServe},
 		"check":      {"evaluate one call offline and explain it", runCheck},
-		"hook":       {"agent hook adapter: hook claude | hook codex", runHook},
+		"hook":       {"agent hook adapter: hook claude|codex|gemini|copilot|cursor|opencode", runHook},
+		"install":    {"install AGENT: set up an agent's hook (claude, codex, gemini, copilot, cursor, opencode)", runInstall},
 		"mcp":        {"stdio MCP server with a permission-prompt tool", runMCP},
 		"watch":      {"answer pending approvals in the terminal", runWatch},
 		"pending":    {"list pending approvals", runPending},
