@@ -52,6 +52,7 @@ func commands() map[string]command {
 		"ui-link":    {"print a one-time sign-in link (and QR code) for the web page", runUILink},
 		"version":    {"print the version", runVersion},
 		"completion": {"completion bash|zsh|fish: print a shell completion script", runCompletion},
+		"suggest":    {"propose Always rules for calls people approve again and again", runSuggest},
 	}
 }
 
