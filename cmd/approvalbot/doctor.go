@@ -94,6 +94,10 @@ func doctor(ctx context.Context, e *env) []check {
 			fix: "fix the rules file at the line named above, or unset APPROVALBOT_RULES to use the defaults"})
 	} else {
 		out = append(out, check{name: "rules", ok: true, msg: rulesName(s) + " compiles"})
+		for _, w := range rulesWarnings(s, home) {
+			// Warnings do not fail the check: the rules do what they say.
+			out = append(out, check{name: "rules lint", ok: true, msg: "warning: " + w.String()})
+		}
 	}
 	out = append(out, checkDataDir(s.DataDir))
 

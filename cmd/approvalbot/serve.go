@@ -112,6 +112,22 @@ func loadPolicy(s config.Settings, home string) (*gate.Policy, error) {
 	return gate.Compile(spec)
 }
 
+// rulesWarnings lints the rules file in settings (or the defaults); nil
+// when it does not load (loadPolicy reports that).
+func rulesWarnings(s config.Settings, home string) []gate.LintWarning {
+	var spec gate.PolicySpec
+	var err error
+	if s.Rules != "" {
+		spec, err = config.LoadRules(s.Rules, home)
+	} else {
+		spec, err = config.ParseRules("(default rules)", config.DefaultRules(), home)
+	}
+	if err != nil {
+		return nil
+	}
+	return gate.Lint(spec)
+}
+
 func invert(m map[string]string) map[string]string {
 	out := make(map[string]string, len(m))
 	for name, tok := range m {
@@ -125,6 +141,9 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 	policy, err := loadPolicy(s, home)
 	if err != nil {
 		return usageError{fmt.Errorf("load rules: %w", err)}
+	}
+	for _, w := range rulesWarnings(s, home) {
+		logger.Warn("rules file: "+w.Message, "at", fmt.Sprintf("%s:%d", w.File, w.Line), "rule", w.Tool+": "+w.Pattern, "fix", w.Fix)
 	}
 	if err := os.MkdirAll(s.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create data dir %s: %w", s.DataDir, err)
