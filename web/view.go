@@ -171,6 +171,9 @@ func auditViewOf(e gate.AuditEntry, a *gate.Approval, now time.Time) auditView {
 	}
 	if a != nil {
 		body := prompt.Build(a, now).Body
+		if j := a.Judged; j != nil && j.Kind != gate.KindShell && len(j.Paths) > 0 {
+			body = prompt.VisibleLine(strings.Join(j.Paths, ", ")) // a diff or a file's content says little on one line
+		}
 		body = strings.Join(strings.Fields(body), " ")
 		if r := []rune(body); len(r) > summaryRunes {
 			body = string(r[:summaryRunes]) + "…"

@@ -328,6 +328,8 @@
 
   // ---- history ----
 
+  const EVENTS = { pending: 'asked', evaluated: 'answered by the rules', decided: 'decided', rule_added: 'Always rule added', rule_removed: 'Always rule revoked', mode: 'mode changed' };
+
   function fmtTime(t) {
     const d = new Date(t);
     return isNaN(d) ? '' : d.toLocaleString();
@@ -339,8 +341,8 @@
     const list = $('history-list');
     for (const e of r.data.entries) {
       const li = el('li', 'entry ' + (e.decision ? (e.good ? 'good' : 'bad') : ''));
-      const what = [e.event.replace(/_/g, ' ')];
-      if (e.status) what.push(e.status.replace(/_/g, ' '));
+      const what = [EVENTS[e.event] || e.event.replace(/_/g, ' ')];
+      if (e.status && e.status !== e.event && e.event !== 'pending') what.push(e.status.replace(/_/g, ' '));
       if (e.by) what.push('by ' + e.by);
       const head = el('div', 'entry-head');
       head.appendChild(el('strong', '', what.join(' · ')));
