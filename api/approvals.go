@@ -37,6 +37,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, p principa
 		Input:          input,
 		Cwd:            req.Cwd,
 		IdempotencyKey: req.IdempotencyKey,
+		Remote:         !direct(r),
 	}
 	if !p.admin && !p.local {
 		// The token says who the agent is; a body cannot speak for another.

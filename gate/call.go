@@ -60,6 +60,10 @@ type Call struct {
 	Input          json.RawMessage `json:"input,omitempty"`
 	Cwd            string          `json:"cwd,omitempty"`
 	IdempotencyKey string          `json:"idempotency_key,omitempty"`
+	// Remote marks a call that came from another machine (or through a
+	// proxy): the daemon's file system says nothing about the agent's, so
+	// patterns are not listed on disk and paths are not resolved there.
+	Remote bool `json:"-"`
 }
 
 // Digest is the hex SHA-256 of the call's canonical tool input: the input

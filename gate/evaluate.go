@@ -367,6 +367,12 @@ func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
 		return
 	}
 	pt.v.Subject = ps.abs
+	if s.c.Remote && dotDotAfterName(ps.raw) {
+		// A ".." after a name leads where the agent's file system says
+		// (a symlink), which this machine cannot see.
+		s.uncertain(pt, "not understood: `"+raw+"` on another machine: a .. after a name may follow a symlink there")
+		return
+	}
 	if s.cwd != "" && !ps.inside {
 		s.outside = true
 		s.outPaths = append(s.outPaths, ps.abs)
@@ -576,6 +582,24 @@ func (s *evalState) alwaysPatterns() []AlwaysPattern {
 		}
 	}
 	return out
+}
+
+// dotDotAfterName reports a ".." element that follows a name (so a symlink
+// could change where it leads).
+func dotDotAfterName(p string) bool {
+	named := false
+	for _, el := range strings.Split(p, "/") {
+		switch el {
+		case "", ".":
+		case "..":
+			if named {
+				return true
+			}
+		default:
+			named = true
+		}
+	}
+	return false
 }
 
 // literalPattern reports a rule pattern without wildcards: it names one

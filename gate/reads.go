@@ -56,12 +56,14 @@ func (s *evalState) judgeRead(r *shell.Read) {
 		pt.v.Decision, pt.v.Reason = Deny, why
 		return
 	}
-	if files, ok := listMatches(r.Path, r.Recursive); ok {
-		if len(r.Include) > 0 {
-			files = included(files, r.Include)
+	if !s.c.Remote {
+		if files, ok := listMatches(r.Path, r.Recursive); ok {
+			if len(r.Include) > 0 {
+				files = included(files, r.Include)
+			}
+			s.judgeMatches(&pt, r, files)
+			return
 		}
-		s.judgeMatches(&pt, r, files)
-		return
 	}
 	if r.OptionRisk {
 		s.uncertain(&pt, "not understood: `"+r.Path+"` may name a file that "+r.By+" would take as an option")

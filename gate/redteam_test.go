@@ -128,3 +128,32 @@ func TestRedTeamRound2(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteCallsAreNotJudgedOnThisDisk: a call from another machine is
+// not judged by this machine's files: a pattern read cannot be checked
+// against files that may differ there, and a ".." after a name may follow
+// a symlink this machine cannot see.
+func TestRemoteCallsAreNotJudgedOnThisDisk(t *testing.T) {
+	home, cwd := everydayTree(t)
+	p := everydayPolicy(t, home)
+	for _, tt := range []struct {
+		line          string
+		local, remote gate.Action
+	}{
+		{"cat *.go", gate.Allow, gate.Ask},
+		{"cat sub/../main.go", gate.Allow, gate.Ask},
+		{"cat main.go", gate.Allow, gate.Allow},
+	} {
+		in, _ := json.Marshal(map[string]string{"command": tt.line})
+		for _, remote := range []bool{false, true} {
+			want := tt.local
+			if remote {
+				want = tt.remote
+			}
+			ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd, Remote: remote}, gate.Env{})
+			if ev.Decision != want {
+				t.Errorf("%q remote=%v: %s (%s), want %s", tt.line, remote, ev.Decision, ev.Reason, want)
+			}
+		}
+	}
+}
