@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"rsc.io/qr"
 
@@ -56,12 +60,33 @@ func TestQRRoundTrip(t *testing.T) {
 func TestServeAndUILinkSignIn(t *testing.T) {
 	dataDir := t.TempDir()
 	addr := freeAddr(t)
-	d := startDaemon(t, addr, "APPROVALBOT_DATA_DIR="+dataDir, "APPROVALBOT_PUBLIC_URL=")
-	linkRE := regexp.MustCompile(`http://\S+/ui/#link=([A-Za-z0-9_-]+)`)
-	m := linkRE.FindStringSubmatch(d.logs.String())
-	if m == nil {
-		t.Fatalf("serve printed no sign-in link:\n%s", d.logs.String())
+	logPath := filepath.Join(t.TempDir(), "serve.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer logf.Close()
+	cmd := exec.Command(binary(t), "serve")
+	cmd.Env = append(os.Environ(), "APPROVALBOT_DATA_DIR="+dataDir, "APPROVALBOT_LISTEN="+addr,
+		"APPROVALBOT_PUBLIC_URL=", "APPROVALBOT_ADMIN_TOKENS=", "APPROVALBOT_API_TOKENS=", "APPROVALBOT_TELEGRAM_TOKEN=", "APPROVALBOT_SLACK_BOT_TOKEN=")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	url := "http://" + addr
+	linkRE := regexp.MustCompile(`http://\S+/ui/#link=([A-Za-z0-9_-]+)`)
+	var m []string
+	deadline := time.Now().Add(20 * time.Second)
+	for m == nil {
+		b, _ := os.ReadFile(logPath)
+		m = linkRE.FindStringSubmatch(string(b))
+		if m == nil && time.Now().After(deadline) {
+			t.Fatalf("serve printed no sign-in link:\n%s", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	d := struct{ url string }{url}
 	redeem := func(code string) int {
 		req, _ := http.NewRequest("POST", d.url+"/ui/api/redeem", strings.NewReader(`{"code":"`+code+`"}`))
 		req.Header.Set("Content-Type", "application/json")
