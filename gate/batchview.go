@@ -134,8 +134,11 @@ func (q *notifierQueue) syncGroup(ctx context.Context, key string, a *Approval, 
 	var order []string
 	for _, id := range rec.Items {
 		it, err := q.g.store.GetApproval(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			continue // pruned by retention
+		}
 		if err != nil {
-			continue
+			return true, err
 		}
 		items[id] = it
 		order = append(order, id)
@@ -145,6 +148,18 @@ func (q *notifierQueue) syncGroup(ctx context.Context, key string, a *Approval, 
 		if !items[id].Status.Final() {
 			count++
 		}
+	}
+	if !fresh && count == 0 {
+		// Everything the message listed is decided: it shows the outcomes
+		// and is done; calls pending now get a new message, so the person
+		// is told of them.
+		if err := q.showGroup(ctx, key, rec, order, items, nil, restarted); err != nil {
+			return true, err
+		}
+		if a.Status.Final() {
+			return true, nil
+		}
+		return q.syncGroup(ctx, key, a, restarted)
 	}
 	for _, p := range pending {
 		if _, ok := items[p.ID]; ok || count >= MaxBatch {
@@ -167,14 +182,24 @@ func (q *notifierQueue) syncGroup(ctx context.Context, key string, a *Approval, 
 		}
 		return a.Status.Final(), nil
 	}
-	order = trimFinal(order, items)
+	return true, q.showGroup(ctx, key, rec, trimFinal(order, items), items, adopt, restarted)
+}
 
+// showGroup renders the grouped view key of the calls order (items by
+// id), in its message, in adopt's (a single prompt it takes over), or in
+// a new one, and saves (or, once nothing is pending, prunes) its state.
+func (q *notifierQueue) showGroup(ctx context.Context, key string, rec *groupRecord, order []string,
+	items map[string]*Approval, adopt *MessageRef, restarted time.Time) error {
+	agent, session := rec.Agent, rec.Session
 	var list, live []*Approval
 	for _, id := range order {
 		list = append(list, items[id])
 		if !items[id].Status.Final() {
 			live = append(live, items[id])
 		}
+	}
+	if len(list) == 0 {
+		return q.pruneGroup(ctx, key, rec)
 	}
 	v := View{Items: list, Approval: list[0], Restarted: restarted}
 	if len(live) > 0 {
@@ -190,7 +215,7 @@ func (q *notifierQueue) syncGroup(ctx context.Context, key string, a *Approval, 
 		} else {
 			b, err := q.g.saveBatch(ctx, agent, session, members)
 			if err != nil {
-				return true, err
+				return err
 			}
 			v.Batch = b
 			rec.Batch, rec.Members = b.ID, members
@@ -202,7 +227,7 @@ func (q *notifierQueue) syncGroup(ctx context.Context, key string, a *Approval, 
 
 	fp := fingerprint(list, v.Batch, restarted)
 	if rec.Ref.MessageID != "" && fp == rec.Shown {
-		return true, nil
+		return nil
 	}
 	ref := rec.Ref
 	if ref.MessageID == "" && adopt != nil {
@@ -211,11 +236,11 @@ func (q *notifierQueue) syncGroup(ctx context.Context, key string, a *Approval, 
 	if ref.MessageID == "" || !q.update(ctx, ref, v) {
 		if len(live) == 0 {
 			// Nothing left to decide and the message is gone: nothing to show.
-			return true, q.pruneGroup(ctx, key, rec)
+			return q.pruneGroup(ctx, key, rec)
 		}
 		shown, err := q.n.Show(ctx, v)
 		if err != nil {
-			return true, fmt.Errorf("show grouped view: %w", err)
+			return fmt.Errorf("show grouped view: %w", err)
 		}
 		ref = shown
 	}
@@ -225,17 +250,17 @@ func (q *notifierQueue) syncGroup(ctx context.Context, key string, a *Approval, 
 	}
 	rec.Ref, rec.Items, rec.Shown = ref, order, fp
 	if len(live) == 0 {
-		return true, q.pruneGroup(ctx, key, rec)
+		return q.pruneGroup(ctx, key, rec)
 	}
 	if err := q.saveGroup(ctx, key, rec); err != nil {
-		return true, fmt.Errorf("save grouped view: %w", err)
+		return fmt.Errorf("save grouped view: %w", err)
 	}
 	for _, it := range live {
 		if r := q.ref(it); r == nil || *r != ref {
 			q.saveRef(ctx, it.ID, ref)
 		}
 	}
-	return true, nil
+	return nil
 }
 
 // ref is the message this frontend has for a, or nil.

@@ -65,6 +65,10 @@ func (b *Bot) onCallback(ctx context.Context, q *tgbotapi.CallbackQuery) {
 		b.onRevokePress(ctx, q, cb.id, chat, msgID)
 		return
 	}
+	if cb.op == opApproveAll || cb.op == opDenyAll {
+		b.onBatchPress(ctx, q, cb)
+		return
+	}
 	a, err := b.g.Get(ctx, cb.id)
 	if errors.Is(err, gate.ErrNotFound) || errors.Is(err, gate.ErrInvalid) {
 		b.answer(ctx, q, "This approval is unknown (deleted or from another approvalbot).", true)
@@ -137,8 +141,8 @@ var opScopes = map[string]gate.Scope{opAlwaysSession: gate.ScopeSession, opAlway
 // that still looked live (the gate edits every message it knows of; this
 // heals one it could not).
 func (b *Bot) refresh(ctx context.Context, chat int64, msgID int, a *gate.Approval) {
-	if chat == 0 || msgID == 0 {
-		return
+	if chat == 0 || msgID == 0 || inGroup(a, chat, msgID) {
+		return // a grouped view is the gate's to edit
 	}
 	ref := gate.MessageRef{Frontend: Name, ChatID: strconv.FormatInt(chat, 10), MessageID: strconv.Itoa(msgID)}
 	b.async(ctx, func(ctx context.Context) {

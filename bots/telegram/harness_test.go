@@ -73,7 +73,8 @@ func newHarnessOn(t *testing.T, st gate.Store, gc gate.Config, mod func(*Config)
 	h.g = h.env.G
 	lim := testLimits
 	h.cfg = Config{Token: testToken, ChatID: testChat, Approvers: []int64{ana.ID}, APIURL: h.srv.APIURL(),
-		PollTimeout: time.Second, Limits: &lim, Now: h.env.Clock.Now}
+		PollTimeout: time.Second, Limits: &lim, Now: h.env.Clock.Now,
+		NoGroups: true} // grouped views have their own tests (group_test.go)
 	if mod != nil {
 		mod(&h.cfg)
 	}

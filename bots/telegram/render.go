@@ -146,6 +146,8 @@ func parseCallback(data string) (callback, bool) {
 		return callback{op: opRevoke, id: parts[1]}, true
 	case len(parts) == 3 && parts[1] != "":
 		switch parts[0] {
+		case opApproveAll, opDenyAll:
+			return callback{op: parts[0], id: parts[1], digest: parts[2]}, true
 		case opApprove, opAlways, opAlwaysSession, opAlwaysAgent, opBack, opDeny, opReason, opStop, opFull:
 			return callback{op: parts[0], id: parts[1], digest: parts[2]}, true
 		}
@@ -228,6 +230,9 @@ func noKeyboard() *tgbotapi.InlineKeyboardMarkup {
 // note after a restart), or a final one with its outcome on top and the
 // decision buttons gone (only Full stays, for a cut body).
 func (b *Bot) render(v gate.View) (string, *tgbotapi.InlineKeyboardMarkup) {
+	if len(v.Items) > 0 {
+		return b.renderGroup(v)
+	}
 	a := v.Approval
 	c := prompt.BuildView(v, b.now())
 	status := statusLine(c)

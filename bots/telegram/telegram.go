@@ -59,6 +59,9 @@ type Config struct {
 	// with it and is checked on every request.
 	WebhookURL    string
 	WebhookSecret string
+	// NoGroups shows every call in a message of its own, never a
+	// session's pending calls grouped in one (tests of single prompts).
+	NoGroups bool
 	// Limits overrides Telegram's sending limits (tests).
 	Limits *outbox.Limits
 	// Now is the clock (tests); time.Now when nil.
@@ -70,6 +73,7 @@ type Gate interface {
 	Get(ctx context.Context, id string) (*gate.Approval, error)
 	List(ctx context.Context, status gate.Status) ([]*gate.Approval, error)
 	Decide(ctx context.Context, id string, d gate.Decision) (*gate.Approval, error)
+	DecideBatch(ctx context.Context, id, digest string, d gate.Decision) ([]gate.BatchResult, error)
 	Rules(ctx context.Context, agent string) ([]gate.AlwaysRule, error)
 	RemoveRule(ctx context.Context, id, by string) (gate.AlwaysRule, error)
 	SetMode(ctx context.Context, agent string, m gate.Mode, by string) error
