@@ -246,6 +246,59 @@ func (h *Handler) handleDecide(w http.ResponseWriter, r *http.Request, s *sessio
 	writeJSON(w, http.StatusOK, viewOf(a, h.now()))
 }
 
+// batchRequest is the body of POST /ui/api/batch: "Approve all N" / "Deny
+// all" for the calls of one session the page showed, each with the digest
+// it showed. A call that arrived after the page drew the button is not in
+// the list, so it is never decided by that press.
+type batchRequest struct {
+	Choice  prompt.ChoiceKind  `json:"choice"` // approve or deny
+	Reason  string             `json:"reason,omitempty"`
+	Members []gate.BatchMember `json:"members"`
+}
+
+// batchResultView is what a batch did to one call.
+type batchResultView struct {
+	ID       string        `json:"id"`
+	Result   string        `json:"result"`
+	Approval *approvalView `json:"approval,omitempty"`
+}
+
+func (h *Handler) handleBatch(w http.ResponseWriter, r *http.Request, s *session) {
+	var req batchRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if req.Choice != prompt.ChoiceApprove && req.Choice != prompt.ChoiceDeny {
+		writeError(w, http.StatusBadRequest, "a batch is approved or denied")
+		return
+	}
+	if len(req.Members) > gate.MaxBatch {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("at most %d calls in one batch", gate.MaxBatch))
+		return
+	}
+	d := prompt.Decision(req.Choice, "", strings.TrimSpace(req.Reason))
+	d.By, d.Via = s.approver, Via
+	res, err := h.gate.DecideMany(r.Context(), req.Members, d)
+	if err != nil {
+		h.writeGateError(w, r, err)
+		return
+	}
+	now := h.now()
+	out := struct {
+		Results []batchResultView `json:"results"`
+	}{Results: []batchResultView{}}
+	for _, br := range res {
+		v := batchResultView{ID: br.ID, Result: br.Result}
+		if br.Approval != nil {
+			v.Approval = viewOf(br.Approval, now)
+		}
+		out.Results = append(out.Results, v)
+	}
+	h.logger.Info("web: decided a batch", "calls", len(req.Members), "choice", req.Choice, "approver", s.approver)
+	writeJSON(w, http.StatusOK, out)
+}
+
 // historyBody answers GET /ui/api/history?before=SEQ: audit entries,
 // newest first; Before pages to older ones (0: no more).
 type historyBody struct {

@@ -37,6 +37,9 @@ type Gate interface {
 	// Decide applies a person's decision; gate.ErrAlreadyDecided when
 	// someone decided first, gate.ErrDigestMismatch for another input.
 	Decide(ctx context.Context, id string, d gate.Decision) (*gate.Approval, error)
+	// DecideMany applies one decision to each listed call, each bound to
+	// the digest it was shown with, and reports per call.
+	DecideMany(ctx context.Context, members []gate.BatchMember, d gate.Decision) ([]gate.BatchResult, error)
 	// Rules lists Always rules of agent ("" for all).
 	Rules(ctx context.Context, agent string) ([]gate.AlwaysRule, error)
 	// RemoveRule deletes an Always rule, recording the approver by.
@@ -149,6 +152,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /ui/api/events", h.signedIn(h.handleEvents))
 	h.mux.HandleFunc("GET /ui/api/approvals/{id}", h.signedIn(h.handleGet))
 	h.mux.HandleFunc("POST /ui/api/approvals/{id}/decide", h.signedIn(h.handleDecide))
+	h.mux.HandleFunc("POST /ui/api/batch", h.signedIn(h.handleBatch))
 	h.mux.HandleFunc("GET /ui/api/history", h.signedIn(h.handleHistory))
 	h.mux.HandleFunc("GET /ui/api/rules", h.signedIn(h.handleRules))
 	h.mux.HandleFunc("POST /ui/api/rules/{id}/revoke", h.signedIn(h.handleRevoke))

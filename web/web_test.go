@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -727,5 +728,54 @@ func TestLastAuditSeq(t *testing.T) {
 		if err != nil || got != n {
 			t.Errorf("n=%d: got %d, %v", n, got, err)
 		}
+	}
+}
+
+// TestBatch: "Approve all N" decides exactly the calls the page listed,
+// each bound to the digest it showed; a call that arrived later stays.
+func TestBatch(t *testing.T) {
+	f := newFixture(t, false, "")
+	b := f.browser(t)
+	b.login(anaToken)
+	a1 := f.env.Ask(t, gatetest.Bash("npm run a"))
+	a2 := f.env.Ask(t, gatetest.Bash("npm run b"))
+	a3 := f.env.Ask(t, gatetest.Bash("npm run c")) // arrived after the page drew its button
+	members := []map[string]string{{"id": a1.ID, "digest": a1.Digest[:16]}, {"id": a2.ID, "digest": a2.Digest[:16]}}
+
+	if st, _ := b.do("POST", "/ui/api/batch", map[string]any{"choice": "approve", "members": members}, map[string]string{csrfHeader: ""}); st != http.StatusForbidden {
+		t.Fatalf("batch without CSRF token: %d", st)
+	}
+	if st, _ := b.do("POST", "/ui/api/batch", map[string]any{"choice": "always", "members": members}, nil); st != http.StatusBadRequest {
+		t.Fatalf("batch Always: %d", st)
+	}
+	many := []map[string]string{}
+	for i := range gate.MaxBatch + 1 {
+		many = append(many, map[string]string{"id": fmt.Sprint("x", i), "digest": "0123456789abcdef"})
+	}
+	if st, _ := b.do("POST", "/ui/api/batch", map[string]any{"choice": "approve", "members": many}, nil); st != http.StatusBadRequest {
+		t.Fatalf("batch of %d: %d", len(many), st)
+	}
+	st, out := b.do("POST", "/ui/api/batch", map[string]any{"choice": "deny", "reason": "not now", "members": members}, nil)
+	if st != 200 {
+		t.Fatalf("batch: %d %v", st, out)
+	}
+	if res := out["results"].([]any); len(res) != 2 || res[0].(map[string]any)["result"] != gate.BatchDecided {
+		t.Fatalf("results %v", res)
+	}
+	for _, id := range []string{a1.ID, a2.ID} {
+		if got := f.env.Get(t, id); got.Status != gate.StatusDenied || got.Reason != "not now" || got.DecidedBy != "ana" || got.Via != Via {
+			t.Errorf("%s: %s %q by %q via %q", id, got.Status, got.Reason, got.DecidedBy, got.Via)
+		}
+	}
+	if got := f.env.Get(t, a3.ID); got.Status != gate.StatusPending {
+		t.Fatalf("a call the batch did not list: %s, want pending", got.Status)
+	}
+	// A digest for another input decides nothing of that call.
+	st, out = b.do("POST", "/ui/api/batch", map[string]any{"choice": "approve", "members": []map[string]string{{"id": a3.ID, "digest": "0123456789abcdef"}}}, nil)
+	if res := out["results"].([]any); st != 200 || res[0].(map[string]any)["result"] != gate.BatchDigestMismatch {
+		t.Fatalf("batch with another digest: %d %v", st, out)
+	}
+	if got := f.env.Get(t, a3.ID); got.Status != gate.StatusPending {
+		t.Fatalf("after a digest mismatch: %s, want pending", got.Status)
 	}
 }

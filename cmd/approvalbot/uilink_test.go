@@ -3,7 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -127,5 +136,90 @@ func TestServeAndUILinkSignIn(t *testing.T) {
 	vars["APPROVALBOT_DATA_DIR"] = t.TempDir()
 	if code := dispatch(context.Background(), e, []string{"ui-link"}); code != exitFailure || !strings.Contains(errb.String(), "approver credential") {
 		t.Fatalf("ui-link without a token: exit %d: %s", code, errb.String())
+	}
+}
+
+// TestServeTLS: with APPROVALBOT_TLS_CERT and _KEY the listener speaks
+// https, the sign-in link says https, and the session cookie is Secure.
+func TestServeTLS(t *testing.T) {
+	dir := t.TempDir()
+	certPath, keyPath := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	writeSelfSigned(t, certPath, keyPath)
+	addr := freeAddr(t)
+	logPath := filepath.Join(dir, "serve.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(binary(t), "serve")
+	cmd.Env = append(os.Environ(), "APPROVALBOT_DATA_DIR="+filepath.Join(dir, "data"), "APPROVALBOT_LISTEN="+addr,
+		"APPROVALBOT_TLS_CERT="+certPath, "APPROVALBOT_TLS_KEY="+keyPath,
+		"APPROVALBOT_PUBLIC_URL=", "APPROVALBOT_ADMIN_TOKENS=", "APPROVALBOT_API_TOKENS=", "APPROVALBOT_TELEGRAM_TOKEN=", "APPROVALBOT_SLACK_BOT_TOKEN=")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	linkRE := regexp.MustCompile(`https://\S+/ui/#link=([A-Za-z0-9_-]+)`)
+	var m []string
+	deadline := time.Now().Add(20 * time.Second)
+	for m == nil {
+		b, _ := os.ReadFile(logPath)
+		m = linkRE.FindStringSubmatch(string(b))
+		if m == nil && time.Now().After(deadline) {
+			t.Fatalf("serve printed no https sign-in link:\n%s", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // the test's own self-signed cert
+	req, _ := http.NewRequest("POST", "https://"+addr+"/ui/api/redeem", strings.NewReader(`{"code":"`+m[1]+`"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("https: %v", err)
+	}
+	resp.Body.Close()
+	if set := resp.Header.Get("Set-Cookie"); resp.StatusCode != 200 || !strings.HasPrefix(set, "__Host-") || !strings.Contains(set, "Secure") {
+		t.Fatalf("redeem over https: %d, Set-Cookie %q", resp.StatusCode, set)
+	}
+	// Plain http to a TLS listener gets net/http's 400, never the API.
+	if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			t.Fatal("plain http answered on a TLS listener")
+		}
+	}
+}
+
+// writeSelfSigned writes a certificate for 127.0.0.1 and its key.
+func writeSelfSigned(t *testing.T, certPath, keyPath string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "approvalbot test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -141,6 +141,21 @@ func TestWebPage(t *testing.T) {
 		t.Errorf("a card decided elsewhere keeps %d buttons", n)
 	}
 
+	// Approve all: two calls of one session, one press, both clients get allow.
+	firstOfTwo := submitAndWait(agent, bash(dir, "s-batch", "make lint"))
+	cardWithText(t, ctx, "make lint")
+	secondOfTwo := submitAndWait(agent, bash(dir, "s-batch", "make test"))
+	cardWithText(t, ctx, "make test")
+	run(t, ctx, "Approve all 2",
+		chromedp.WaitEnabled(chromedp.CSS("#batches .batch button.approve")),
+		chromedp.Click(chromedp.CSS("#batches .batch button.approve")))
+	for _, ch := range []<-chan result{firstOfTwo, secondOfTwo} {
+		if r := wait(t, ch); r.err != nil || r.a.Status != gate.StatusApproved || r.a.Via != "web" {
+			t.Fatalf("a call of the approved batch: %+v, %v", r.a, r.err)
+		}
+	}
+	waitGone(t, ctx, "#batches .batch", 5*time.Second)
+
 	// A forged cross-site POST from another origin on this host (same
 	// site for cookies, so the session cookie may even go along) decides
 	// nothing: a form (text/plain JSON) and a no-cors fetch.

@@ -5,7 +5,8 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const GUARD_MS = 600; // a new card ignores taps this long: an old tap never answers a new call
-  const state = { csrf: '', approver: '', skew: 0, cards: new Map(), es: null, retry: null, tab: 'pending', linkCode: '', before: 0 };
+  const MAX_BATCH = 8; // gate.MaxBatch: the most calls one "Approve all" covers, as in chat
+  const state = { csrf: '', approver: '', skew: 0, cards: new Map(), batches: new Map(), es: null, retry: null, tab: 'pending', linkCode: '', before: 0 };
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -65,6 +66,8 @@
     clearTimeout(state.retry);
     state.cards.forEach((c) => c.node.remove());
     state.cards.clear();
+    state.batches.forEach((b) => b.node.remove());
+    state.batches.clear();
     updateCount();
     showSignin(msg);
   }
@@ -197,6 +200,65 @@
     $('count').textContent = n ? String(n) : '';
     $('empty').hidden = state.cards.size > 0;
     document.title = n ? '(' + n + ') approvalbot' : 'approvalbot';
+    renderBatches();
+  }
+
+  // renderBatches offers "Approve all N" / "Deny all N" for each agent
+  // session with two or more calls pending. A bar lists its calls when it
+  // is drawn and decides exactly those, each with the digest it showed;
+  // when the set changes the bar is drawn anew and ignores taps for a
+  // moment, so a call that just arrived is never decided unseen.
+  function renderBatches() {
+    const groups = new Map();
+    state.cards.forEach((c) => {
+      if (!c.v.pending) return;
+      const k = JSON.stringify([c.v.agent, c.v.session || '']);
+      if (!groups.has(k)) groups.set(k, []);
+      groups.get(k).push(c.v);
+    });
+    for (const [k, b] of state.batches) {
+      const vs = groups.get(k);
+      if (!vs || vs.length < 2) { b.node.remove(); state.batches.delete(k); }
+    }
+    for (const [k, vs] of groups) {
+      if (vs.length < 2) continue;
+      vs.sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
+      const members = vs.slice(0, MAX_BATCH).map((v) => ({ id: v.id, digest: v.digest }));
+      const sig = members.map((m) => m.id + ':' + m.digest).join(',');
+      const old = state.batches.get(k);
+      if (old && old.sig === sig) continue;
+      const node = batchBar(vs[0], vs.length, members);
+      if (old) old.node.replaceWith(node); else $('batches').appendChild(node);
+      state.batches.set(k, { sig, node });
+    }
+  }
+
+  function batchBar(first, total, members) {
+    const node = el('div', 'batch');
+    let what = members.length + ' calls from ' + first.agent + (first.session ? ' · session ' + first.session : '');
+    if (total > members.length) what += ' (the oldest ' + members.length + ' of ' + total + ')';
+    node.appendChild(el('p', '', what));
+    const actions = el('div', 'actions');
+    const err = el('p', 'error');
+    const buttons = [];
+    const decide = async (choice) => {
+      buttons.forEach((b) => { b.disabled = true; });
+      const r = await api('POST', '/ui/api/batch', { choice, members });
+      if (!r.ok) { err.textContent = r.data.error || 'failed'; buttons.forEach((b) => { b.disabled = false; }); return; }
+      for (const res of r.data.results) if (res.approval) upsert(res.approval);
+    };
+    for (const [choice, cls, label] of [['approve', 'approve', 'Approve all ' + members.length], ['deny', 'deny', 'Deny all ' + members.length]]) {
+      const b = el('button', cls, label);
+      b.type = 'button';
+      b.disabled = true;
+      b.addEventListener('click', () => decide(choice));
+      actions.appendChild(b);
+      buttons.push(b);
+    }
+    node.appendChild(actions);
+    node.appendChild(err);
+    setTimeout(() => buttons.forEach((b) => { b.disabled = false; }), GUARD_MS);
+    return node;
   }
 
   function card(v) {
