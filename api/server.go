@@ -80,6 +80,7 @@ func (s *Server) routes() {
 	s.handle("POST /v1/calls", roleSubmit, s.handleSubmit)
 	s.handle("GET /v1/approvals", roleAgent, s.handleList)
 	s.handle("GET /v1/approvals/{id}", roleSubmit, s.handleGet)
+	s.handle("POST /v1/approvals/batch", roleAdmin, s.handleBatch)
 	s.handle("POST /v1/approvals/{id}/approve", roleAdmin, s.handleApprove)
 	s.handle("POST /v1/approvals/{id}/deny", roleAdmin, s.handleDeny)
 	s.handle("POST /v1/approvals/{id}/cancel", roleSubmit, s.handleCancel)

@@ -10,15 +10,29 @@ import (
 	"approvalbot/prompt"
 )
 
-// runApprove is `approvalbot approve ID [--always] [--scope session|agent] [--by NAME]`.
+// runApprove is `approvalbot approve ID [--always] [--scope session|agent] [--by NAME]`
+// or `approvalbot approve --session S [--agent A] [--by NAME]`.
 func runApprove(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "approve", "approve ID [--always] [--scope session|agent] [--by NAME]")
+	fs := newFlags(e, "approve", "approve ID [--always] [--scope session|agent] [--by NAME] | approve --session S [--agent A]")
 	always := fs.Bool("always", false, "also save the approval's Always pattern(s)")
 	scope := fs.String("scope", "", "with --always: session (until the agent's session ends) or agent (default, persistent)")
 	by := fs.String("by", defaultBy(e), "who approves, as recorded")
-	pos, code, ok := parseFlags(e, fs, args, 1)
+	session := fs.String("session", "", "approve every call of this agent session pending now (each bound to what it is now)")
+	agent := fs.String("agent", "", "with --session: only this agent's calls")
+	npos := 1
+	if hasFlag(args, "session") {
+		npos = 0
+	}
+	pos, code, ok := parseFlags(e, fs, args, npos)
 	if !ok {
 		return code
+	}
+	if *session != "" {
+		if *always || *scope != "" {
+			fmt.Fprintln(e.stderr, "approvalbot approve: --always is per call; approve the session once, or each call with --always")
+			return exitUsage
+		}
+		return decideSession(ctx, e, "approve", *session, *agent, true, "", false, *by)
 	}
 	switch gate.Scope(*scope) {
 	case "", gate.ScopeAgent, gate.ScopeSession:
