@@ -57,6 +57,9 @@ func (b *Bot) blockAction(ctx context.Context, cb *slack.InteractionCallback, ac
 	var kind prompt.ChoiceKind
 	var scope gate.Scope
 	switch act.ActionID {
+	case actApproveAll, actDenyAll:
+		b.batchAction(ctx, channel, user, act)
+		return
 	case actApprove:
 		kind = prompt.ChoiceApprove
 	case actAlways, actBack:

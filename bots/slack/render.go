@@ -98,6 +98,9 @@ func parseButtonValue(v string) (id, digest string, ok bool) {
 // render lays out v's message at now (which phrases the deadline): the
 // prompt with its buttons, or once final its outcome without them.
 func render(v gate.View, now time.Time) view {
+	if len(v.Items) > 0 {
+		return renderGroup(v, now)
+	}
 	return layout(v.Approval, prompt.BuildView(v, now), false)
 }
 

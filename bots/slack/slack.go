@@ -55,6 +55,9 @@ type Config struct {
 	// APIURL is the Web API root (default https://slack.com/api/); tests
 	// point it at a fake server. It must end in a slash.
 	APIURL string
+	// NoGroups shows every call in a message of its own, never a
+	// session's pending calls grouped in one (tests of single prompts).
+	NoGroups bool
 	// Limits overrides the send pacing (tests); zero values take Slack's.
 	Limits outbox.Limits
 	// Now is the clock (tests); time.Now when nil.
@@ -64,6 +67,7 @@ type Config struct {
 // Gate is the part of *gate.Gate the frontend uses.
 type Gate interface {
 	Decide(ctx context.Context, id string, d gate.Decision) (*gate.Approval, error)
+	DecideBatch(ctx context.Context, id, digest string, d gate.Decision) ([]gate.BatchResult, error)
 	Get(ctx context.Context, id string) (*gate.Approval, error)
 	List(ctx context.Context, status gate.Status) ([]*gate.Approval, error)
 	Rules(ctx context.Context, agent string) ([]gate.AlwaysRule, error)

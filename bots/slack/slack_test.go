@@ -50,8 +50,9 @@ type env struct {
 func testConfig(fs *slacktest.Server, socket bool) Config {
 	cfg := Config{BotToken: "xoxb-test", Channel: chanID, Approvers: []string{approverID},
 		SigningSecret: secret, APIURL: fs.APIURL(),
-		Limits: outbox.Limits{PerDest: time.Millisecond, BackoffMin: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond},
-		Now:    func() time.Time { return t0.Add(time.Minute) }}
+		Limits:   outbox.Limits{PerDest: time.Millisecond, BackoffMin: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond},
+		Now:      func() time.Time { return t0.Add(time.Minute) },
+		NoGroups: true} // grouped views have their own tests (group_test.go)
 	if socket {
 		cfg.AppToken = "xapp-test"
 	}

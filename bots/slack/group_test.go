@@ -1,0 +1,86 @@
+package slack
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"approvalbot/bots/slacktest"
+	"approvalbot/gate"
+)
+
+// batchButton is the value of the Approve all button in blocks, and its N.
+func batchButton(blocks string) (string, string) {
+	var bs []struct {
+		Elements []struct {
+			ActionID string `json:"action_id"`
+			Value    string `json:"value"`
+			Text     struct {
+				Text string `json:"text"`
+			} `json:"text"`
+		} `json:"elements"`
+	}
+	if json.Unmarshal([]byte(blocks), &bs) != nil {
+		return "", ""
+	}
+	for _, b := range bs {
+		for _, el := range b.Elements {
+			if el.ActionID == actApproveAll {
+				return el.Value, strings.TrimPrefix(el.Text.Text, "Approve all ")
+			}
+		}
+	}
+	return "", ""
+}
+
+// TestSlackBatch: a session's pending calls share one grouped message;
+// Approve all pressed on the view of two decides those two and not the
+// third that arrived after it was rendered.
+func TestSlackBatch(t *testing.T) {
+	e := startOn(t, true, nil, nil, func(c *Config) { c.NoGroups = false })
+	a1 := e.add("make build")
+	ts := ref(e.gt.Shown(t, a1.ID, Name)).MessageID
+	a2 := e.add("rm -rf ./dist")
+	var two string
+	e.await("a view of two", func(s slacktest.Snapshot) bool {
+		for _, m := range s.Messages {
+			if v, n := batchButton(m.Blocks); m.TS == ts && n == "2" {
+				two = v
+				return strings.Contains(m.Blocks, "make build") && strings.Contains(m.Blocks, "rm -rf ./dist") &&
+					strings.Contains(m.Blocks, "deletes recursively")
+			}
+		}
+		return false
+	})
+	a3 := e.add("npm publish")
+	e.await("a view of three", func(s slacktest.Snapshot) bool {
+		for _, m := range s.Messages {
+			if _, n := batchButton(m.Blocks); m.TS == ts && n == "3" {
+				return true
+			}
+		}
+		return false
+	})
+	e.interact(press(strangerID, actApproveAll, two))
+	e.await("the refusal", func(s slacktest.Snapshot) bool { return len(s.Ephemerals) == 1 })
+	e.pending(a1.ID)
+	e.interact(press(approverID, actApproveAll, two))
+	for _, a := range []*gate.Approval{a1, a2} {
+		if got := e.decided(a.ID); got.Status != gate.StatusApproved || got.DecidedBy != "<@"+approverID+">" {
+			t.Errorf("%s: %s by %s", a.ID, got.Status, got.DecidedBy)
+		}
+	}
+	e.pending(a3.ID)
+	e.await("one call left", func(s slacktest.Snapshot) bool {
+		for _, m := range s.Messages {
+			if m.TS == ts {
+				_, n := batchButton(m.Blocks)
+				return n == "" && strings.Contains(m.Blocks, "1 call waiting")
+			}
+		}
+		return false
+	})
+	if n := e.fs.Snapshot().Calls["chat.postMessage"]; n != 1 {
+		t.Errorf("%d messages posted for one session's three calls, want 1", n)
+	}
+}
