@@ -179,6 +179,7 @@ func (g *Gate) Start(ctx context.Context) error {
 	for _, q := range qs {
 		q.start()
 	}
+	go g.pruneLoop() // expired Always rules (expiry.go)
 	pending, err := g.store.ListApprovals(ctx, StatusPending)
 	if err != nil {
 		return fmt.Errorf("load pending approvals: %w", err)

@@ -62,17 +62,90 @@ func Choices(a *gate.Approval, c Content) []Choice {
 		Choice{ChoiceStop, "Stop"})
 }
 
-// ScopeChoice is one answer to "Always, for how long?".
+// Keys of the Always scope choices, as buttons, replies and the API's
+// clients name them.
+const (
+	ScopeKeySession = "session" // until the agent's session ends
+	ScopeKeyHour    = "hour"    // this agent, for one hour
+	ScopeKeyToday   = "today"   // this agent, until the end of the day
+	ScopeKeyAgent   = "agent"   // this agent, no expiry
+)
+
+// ScopeChoice is one answer to "Always, for how long?": a scope and an
+// expiry (DESIGN.md, Rules: chosen on the button's confirmation step).
 type ScopeChoice struct {
+	Key   string
 	Scope gate.Scope
 	Label string
+	For   time.Duration // expires this long after the choice (0: see Today)
+	Today bool          // expires at the end of the day, the daemon's time zone
 }
 
-// ScopeChoices are the scopes Always offers, in display order, on every
-// frontend (DESIGN.md, Rules: chosen on the button's confirmation step).
+// AlwaysChoices are the scopes Always offers, with an expiry, in display
+// order, on every frontend.
+var AlwaysChoices = []ScopeChoice{
+	{Key: ScopeKeySession, Scope: gate.ScopeSession, Label: "This session"},
+	{Key: ScopeKeyHour, Scope: gate.ScopeAgent, Label: "This agent, 1 hour", For: time.Hour},
+	{Key: ScopeKeyToday, Scope: gate.ScopeAgent, Label: "This agent, today", Today: true},
+	{Key: ScopeKeyAgent, Scope: gate.ScopeAgent, Label: "This agent, no expiry"},
+}
+
+// ScopeChoices are the two scopes without an expiry, for a frontend that
+// does not offer AlwaysChoices yet.
 var ScopeChoices = []ScopeChoice{
-	{gate.ScopeSession, "This session"},
-	{gate.ScopeAgent, "This agent"},
+	{Key: ScopeKeySession, Scope: gate.ScopeSession, Label: "This session"},
+	{Key: ScopeKeyAgent, Scope: gate.ScopeAgent, Label: "This agent"},
+}
+
+// ScopeChoiceOf returns the Always choice with key.
+func ScopeChoiceOf(key string) (ScopeChoice, bool) {
+	for _, s := range AlwaysChoices {
+		if s.Key == key {
+			return s, true
+		}
+	}
+	return ScopeChoice{}, false
+}
+
+// ExpiresAt is when an Always rule chosen with s at now expires; nil: never.
+func (s ScopeChoice) ExpiresAt(now time.Time) *time.Time {
+	switch {
+	case s.For > 0:
+		t := now.Add(s.For)
+		return &t
+	case s.Today:
+		y, m, d := now.Date()
+		t := time.Date(y, m, d+1, 0, 0, 0, 0, now.Location())
+		return &t
+	}
+	return nil
+}
+
+// AlwaysDecision is the gate decision of Always with scope choice s at now.
+func AlwaysDecision(s ScopeChoice, now time.Time) gate.Decision {
+	return gate.Decision{Approve: true, Always: true, Scope: s.Scope, ExpiresAt: s.ExpiresAt(now)}
+}
+
+// RuleLifetime says how long an Always rule lasts, at now: "session s1",
+// "expires in 42m", "no expiry", "expired".
+func RuleLifetime(r gate.AlwaysRule, now time.Time) string {
+	var parts []string
+	if r.Scope == gate.ScopeSession {
+		parts = append(parts, "session "+VisibleLine(r.SessionID))
+	}
+	switch {
+	case r.ExpiresAt == nil && r.Scope != gate.ScopeSession:
+		parts = append(parts, "no expiry")
+	case r.ExpiresAt == nil:
+	case !now.Before(*r.ExpiresAt):
+		parts = append(parts, "expired")
+	default:
+		parts = append(parts, "expires in "+r.ExpiresAt.Sub(now).Round(time.Minute).String())
+		if left := r.ExpiresAt.Sub(now); left < time.Minute {
+			parts[len(parts)-1] = "expires in " + left.Round(time.Second).String()
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // ScopeQuestion is the confirmation step's question.

@@ -123,19 +123,22 @@ func (b *Bot) onCallback(ctx context.Context, q *tgbotapi.CallbackQuery) {
 		b.askReason(ctx, q, chat, msgID, a)
 		return
 	}
-	kinds := map[string]prompt.ChoiceKind{opApprove: prompt.ChoiceApprove, opAlwaysSession: prompt.ChoiceAlways,
-		opAlwaysAgent: prompt.ChoiceAlways, opDeny: prompt.ChoiceDeny, opStop: prompt.ChoiceStop}
+	kinds := map[string]prompt.ChoiceKind{opApprove: prompt.ChoiceApprove, opDeny: prompt.ChoiceDeny, opStop: prompt.ChoiceStop}
 	reason := ""
 	if cb.op == opStop {
 		reason = "stopped by " + who(q.From)
 	}
-	d := prompt.Decision(kinds[cb.op], opScopes[cb.op], reason)
+	d := prompt.Decision(kinds[cb.op], "", reason)
+	if sc, ok := prompt.ScopeChoiceOf(opScopes[cb.op]); ok {
+		d = prompt.AlwaysDecision(sc, b.now())
+	}
 	d.By, d.Via, d.Digest = who(q.From), Name, cb.digest
 	b.decide(ctx, q, chat, msgID, a.ID, d)
 }
 
-// opScopes are the scopes of the scope step's operations.
-var opScopes = map[string]gate.Scope{opAlwaysSession: gate.ScopeSession, opAlwaysAgent: gate.ScopeAgent}
+// opScopes are the Always choices (keys) of the scope step's operations.
+var opScopes = map[string]string{opAlwaysSession: prompt.ScopeKeySession, opAlwaysAgent: prompt.ScopeKeyAgent,
+	opAlwaysHour: prompt.ScopeKeyHour, opAlwaysToday: prompt.ScopeKeyToday}
 
 // refresh edits the pressed message to a's state, for a press on a message
 // that still looked live (the gate edits every message it knows of; this

@@ -15,7 +15,8 @@ import (
 )
 
 const helpText = `<b>approvalbot</b>
-Buttons on a prompt: ✅ Approve once, ♾ Always (saves the pattern shown, for this session or this agent), ❌ Deny, 💬 Deny with reason, 🛑 Stop (deny and stop the agent's turn).
+Buttons on a prompt: ✅ Approve once, ♾ Always (saves the pattern shown, for this session, or for this agent for an hour, today or with no expiry), ❌ Deny, 💬 Deny with reason, 🛑 Stop (deny and stop the agent's turn). Several calls of one session come as one message with ✅ Approve all and ❌ Deny all.
+Or reply to a prompt in words: yes / ok / lgtm / 👍, always, no, "no, REASON", stop.
 
 /pending: show every pending approval again
 /rules: list Always rules, with a revoke button each
@@ -75,7 +76,7 @@ func (b *Bot) onMessage(ctx context.Context, msg *tgbotapi.Message) {
 	if msg.Chat == nil || msg.From == nil || msg.From.IsBot {
 		return
 	}
-	if b.onReasonReply(ctx, msg) {
+	if b.onReasonReply(ctx, msg) || b.onWordsReply(ctx, msg) {
 		return
 	}
 	name, args, ok := b.command(msg.Text)
@@ -207,11 +208,7 @@ func (b *Bot) rulesMessage(ctx context.Context) (string, *tgbotapi.InlineKeyboar
 			fmt.Fprintf(&sb, "… and %d more (approvalbot rules list)\n", len(rules)-i)
 			break
 		}
-		scope := string(r.Scope)
-		if r.Scope == gate.ScopeSession {
-			scope += " " + r.SessionID
-		}
-		line := fmt.Sprintf("%s: %s %s %s [%s]", r.ID, r.Agent, r.Tool, r.Pattern, scope)
+		line := fmt.Sprintf("%s: %s %s %s [%s]", r.ID, r.Agent, r.Tool, r.Pattern, prompt.RuleLifetime(r, b.now()))
 		line, _ = prompt.Truncate(prompt.VisibleLine(line), 90)
 		sb.WriteString("• <code>" + esc(line) + "</code>\n")
 		if data := opRevoke + ":" + r.ID; len(data) <= maxCallbackData {

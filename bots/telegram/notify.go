@@ -31,6 +31,7 @@ func (b *Bot) Show(ctx context.Context, v gate.View) (gate.MessageRef, error) {
 	if err != nil {
 		return gate.MessageRef{}, fmt.Errorf("telegram send prompt %s: %w", v.Approval.ID, err)
 	}
+	b.remember(ctx, chat, sent.MessageID, v)
 	return gate.MessageRef{Frontend: Name, ChatID: strconv.FormatInt(chat, 10),
 		MessageID: strconv.Itoa(sent.MessageID), SentAt: b.now()}, nil
 }
@@ -49,6 +50,7 @@ func (b *Bot) Update(ctx context.Context, ref gate.MessageRef, v gate.View) erro
 		}
 		return fmt.Errorf("telegram edit %s: %w", v.Approval.ID, err)
 	}
+	b.remember(ctx, chat, msgID, v)
 	return nil
 }
 

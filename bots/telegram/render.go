@@ -116,7 +116,9 @@ const (
 	opApprove       = "y"
 	opAlways        = "a"  // show the scope choice
 	opAlwaysSession = "as" // approve always, this session
-	opAlwaysAgent   = "ag" // approve always, this agent
+	opAlwaysAgent   = "ag" // approve always, this agent, no expiry
+	opAlwaysHour    = "ah" // approve always, this agent, for an hour
+	opAlwaysToday   = "at" // approve always, this agent, until the day ends
 	opBack          = "b"  // back from the scope choice
 	opDeny          = "n"
 	opReason        = "r" // deny with reason: ask for it
@@ -148,7 +150,7 @@ func parseCallback(data string) (callback, bool) {
 		switch parts[0] {
 		case opApproveAll, opDenyAll:
 			return callback{op: parts[0], id: parts[1], digest: parts[2]}, true
-		case opApprove, opAlways, opAlwaysSession, opAlwaysAgent, opBack, opDeny, opReason, opStop, opFull:
+		case opApprove, opAlways, opAlwaysSession, opAlwaysAgent, opAlwaysHour, opAlwaysToday, opBack, opDeny, opReason, opStop, opFull:
 			return callback{op: parts[0], id: parts[1], digest: parts[2]}, true
 		}
 	}
@@ -177,8 +179,9 @@ var choiceIcons = map[prompt.ChoiceKind]string{
 	prompt.ChoiceDenyReason: "💬 ", prompt.ChoiceStop: "🛑 ",
 }
 
-// scopeOps are the callback operations of the Always scopes.
-var scopeOps = map[gate.Scope]string{gate.ScopeSession: opAlwaysSession, gate.ScopeAgent: opAlwaysAgent}
+// scopeOps are the callback operations of the Always choices, by key.
+var scopeOps = map[string]string{prompt.ScopeKeySession: opAlwaysSession, prompt.ScopeKeyAgent: opAlwaysAgent,
+	prompt.ScopeKeyHour: opAlwaysHour, prompt.ScopeKeyToday: opAlwaysToday}
 
 // promptKeyboard is the keyboard of a pending approval, from prompt's
 // choices, two to a row (Always on its own); nil when
@@ -213,11 +216,18 @@ func promptKeyboard(a *gate.Approval, c prompt.Content, cut bool) *tgbotapi.Inli
 
 // scopeKeyboard is the confirmation step of Always: prompt's scopes.
 func scopeKeyboard(a *gate.Approval) *tgbotapi.InlineKeyboardMarkup {
+	var rows [][]tgbotapi.InlineKeyboardButton
 	var row []tgbotapi.InlineKeyboardButton
-	for _, s := range prompt.ScopeChoices {
-		row = append(row, button("♾ "+s.Label, callbackData(scopeOps[s.Scope], a)))
+	for _, s := range prompt.AlwaysChoices {
+		if row = append(row, button("♾ "+s.Label, callbackData(scopeOps[s.Key], a))); len(row) == 2 {
+			rows, row = append(rows, row), nil
+		}
 	}
-	m := tgbotapi.NewInlineKeyboardMarkup(row, []tgbotapi.InlineKeyboardButton{button("« Back", callbackData(opBack, a))})
+	if len(row) > 0 {
+		rows = append(rows, row)
+	}
+	rows = append(rows, []tgbotapi.InlineKeyboardButton{button("« Back", callbackData(opBack, a))})
+	m := tgbotapi.NewInlineKeyboardMarkup(rows...)
 	return &m
 }
 
