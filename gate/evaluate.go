@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"path/filepath"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -286,6 +287,16 @@ func (s *evalState) judgeCommand(cmd *shell.Command) {
 		}
 		s.parts = append(s.parts, pt)
 		return
+	}
+	if !s.c.Remote && len(cmd.Argv) > 0 && filepath.Base(cmd.Argv[0]) == "git" && cmd.Dynamic == "" {
+		if dir := gitDir(cmd.Argv, cmd.Cwd); dir != "" && !strings.Contains(dir, shell.Dyn) {
+			if why := gitRepoHazard(dir); why != "" {
+				s.uncertain(&pt, "not understood: "+why)
+				pt.fixable = false
+				s.parts = append(s.parts, pt)
+				return
+			}
+		}
 	}
 	subj := subject{text: cmd.Text}
 	ref := s.judge(tool, &subj)

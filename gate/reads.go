@@ -46,6 +46,29 @@ func (s *evalState) judgeRead(r *shell.Read) {
 		s.judgePath(&pt, ReadTool, r.Path, KindRead)
 		return
 	}
+	if dotDotAfterName(r.Path) {
+		// ".." in a pattern: resolve the directory part as the kernel
+		// would; a ".." after a wildcard is not followed.
+		cut := len(r.Path)
+		if i := strings.IndexAny(r.Path, "*?["); i >= 0 {
+			cut = strings.LastIndexByte(r.Path[:i], '/') + 1
+		}
+		dir, rest := r.Path[:cut], r.Path[cut:]
+		ph := ""
+		if !s.c.Remote {
+			ph = physical(dir, s.cwd)
+		}
+		if ph == "" || strings.Contains("/"+rest+"/", "/../") {
+			s.uncertain(&pt, "not understood: `"+r.Path+"` has a .. the gate cannot resolve")
+			return
+		}
+		cp := *r
+		cp.Path = strings.TrimSuffix(ph, "/") + "/" + rest
+		if rest == "" {
+			cp.Path = ph
+		}
+		r = &cp
+	}
 	subject := r.Path
 	if r.Recursive && !r.Pattern {
 		subject = strings.TrimSuffix(r.Path, "/") + "/**"
@@ -57,8 +80,10 @@ func (s *evalState) judgeRead(r *shell.Read) {
 		return
 	}
 	if !s.c.Remote {
-		if files, ok := listMatches(r.Path, r.Recursive); ok {
-			if len(r.Include) > 0 {
+		if files, ok := listMatches(r.Path, r.Recursive, r.FollowLinks); ok {
+			if len(r.Include) > 0 && isDir(r.Path) {
+				// Files named on the command line are read whatever
+				// rg -g says; the filter applies to what a walk finds.
 				files = included(files, r.Include)
 			}
 			s.judgeMatches(&pt, r, files)
@@ -142,13 +167,19 @@ func included(files, include []string) []string {
 	return out
 }
 
+// isDir reports an existing directory.
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
+}
+
 // maxListed bounds the directory entries a pattern read may look at.
 const maxListed = 20000
 
 // listMatches returns the files on disk that a pathname pattern (or every
 // file below a directory, when recursive) names; ok is false when they
 // cannot be listed (no such directory here, too many entries).
-func listMatches(pattern string, recursive bool) ([]string, bool) {
+func listMatches(pattern string, recursive, follow bool) ([]string, bool) {
 	if !filepath.IsAbs(pattern) {
 		return nil, false
 	}
@@ -169,9 +200,18 @@ func listMatches(pattern string, recursive bool) ([]string, bool) {
 		// The directory itself is not a file; everything below it is.
 		toks = shellGlobToks(strings.TrimSuffix(pattern, "/")+"/", true)
 	}
-	info, err := os.Lstat(prefix)
+	info, err := os.Stat(prefix) // a symlinked directory is listed too
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true // nothing there: nothing is read
+	}
 	if err != nil {
 		return nil, false
+	}
+	if real, err := filepath.EvalSymlinks(prefix); err == nil && real != prefix {
+		// Walk the directory the link leads to: the files are judged where
+		// they are. The pattern below the prefix is matched from there.
+		rest := strings.TrimPrefix(pattern, prefix)
+		return listMatches(real+rest, recursive, follow)
 	}
 	if !info.IsDir() {
 		if intersects(toks, literalToks(prefix)) || recursive && prefix == filepath.Clean(pattern) {
@@ -189,6 +229,14 @@ func listMatches(pattern string, recursive bool) ([]string, bool) {
 		n++
 		if n > maxListed {
 			return errTooMany
+		}
+		if d.Type()&fs.ModeSymlink != 0 && recursive {
+			if follow {
+				// grep -R and rg -L follow links inside the tree: where
+				// they lead is not walked here.
+				return errTooMany
+			}
+			return nil // grep -r and rg do not follow them
 		}
 		if d.IsDir() {
 			if depth >= 0 && p != prefix && strings.Count(p, "/")-base >= depth {

@@ -187,7 +187,11 @@ func awkBlank(p string) (string, bool) {
 				j++
 			}
 			switch string(b[i:j]) {
-			case "print", "printf", "return", "in", "if", "else", "while", "for", "do", "case", "default",
+			case "case", "default", "switch":
+				// Keywords in gawk, variables in mawk: a "/" after them is a
+				// regex in one and a division in the other.
+				return "", false
+			case "print", "printf", "return", "in", "if", "else", "while", "for", "do",
 				"getline", "delete", "exit", "next", "nextfile", "BEGIN", "END", "function", "func", "length":
 				operand = false
 				if string(b[i:j]) == "length" {

@@ -150,6 +150,7 @@ func (a *analyzer) git(fs []field) (string, string) {
 	// git -C DIR: the files git reads are relative to DIR.
 	saved := a.st.cwd
 	defer func() { a.st.cwd = saved }()
+	movedByC := false
 	i := 0
 globals:
 	for i < len(args) {
@@ -157,6 +158,7 @@ globals:
 		name, _, _ := strings.Cut(s, "=")
 		switch name {
 		case "-C":
+			movedByC = true
 			if i+1 < len(args) {
 				a.st.cwd = ""
 				if p, ok := a.abs(args[i+1].s); ok {
@@ -198,6 +200,8 @@ globals:
 		}
 		if long, ok := strings.CutPrefix(s, "--"); ok {
 			name, val, hasVal := strings.Cut(long, "=")
+			// git takes any unique prefix of a long option.
+			name = gitLongName(sub, name)
 			if name == "no-index" {
 				noIndex = true
 			}
@@ -235,6 +239,22 @@ globals:
 			}
 		}
 	}
+	if sub == "diff" && !noIndex {
+		// git diff goes outside the index on its own when a path is
+		// outside the work tree: such operands are read.
+		outside := movedByC
+		for _, f := range rest {
+			if !strings.HasPrefix(f.s, "-") && (strings.HasPrefix(f.s, "/") || strings.HasPrefix(f.s, "~") || strings.Contains(f.s, "..") || f.dyn) {
+				outside = true
+			}
+		}
+		for _, f := range rest {
+			if outside && f.s != "--" && !strings.HasPrefix(f.s, "-") {
+				// Then every path operand is read, inside the tree or not.
+				a.addRead(f, "git diff", true)
+			}
+		}
+	}
 	if noIndex && (sub == "diff" || sub == "grep") {
 		// Outside the index: the paths named, or the whole tree, are read.
 		paths, pattern := 0, sub == "grep"
@@ -254,6 +274,42 @@ globals:
 		}
 	}
 	return "", ""
+}
+
+// gitLongOptions are the long options of git subcommands the analysis
+// acts on, so that an abbreviation resolves to them.
+var gitLongOptions = map[string][]string{
+	"grep":   {"no-index", "untracked", "pathspec-from-file", "file"},
+	"diff":   {"no-index", "pathspec-from-file"},
+	"blame":  {"contents", "ignore-revs-file"},
+	"config": {"file"},
+	"commit": {"file", "template", "pathspec-from-file"},
+	"tag":    {"file"},
+	"notes":  {"file"},
+}
+
+// gitLongName resolves an abbreviated long option of git subcommand sub to
+// the option the analysis knows it as; other names come back unchanged.
+func gitLongName(sub, name string) string {
+	if name == "" {
+		return name
+	}
+	found := ""
+	for _, l := range gitLongOptions[sub] {
+		if l == name {
+			return l
+		}
+		if strings.HasPrefix(l, name) {
+			if found != "" {
+				return name // ambiguous: git refuses it
+			}
+			found = l
+		}
+	}
+	if found != "" {
+		return found
+	}
+	return name
 }
 
 // gitFileOption reports an option of a git subcommand whose value is a

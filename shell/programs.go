@@ -379,6 +379,13 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 			operands = []field{{s: "."}}
 		}
 		include := recursiveInclude(name, opts)
+		follow := false
+		for _, o := range opts {
+			switch o.name {
+			case "-R", "--dereference-recursive", "-L", "--follow":
+				follow = true
+			}
+		}
 		mark := len(a.an.Reads)
 		for _, f := range operands {
 			a.addRead(f, name, recursive)
@@ -386,6 +393,7 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 		for i := mark; i < len(a.an.Reads); i++ {
 			if a.an.Reads[i].Recursive {
 				a.an.Reads[i].Include = include
+				a.an.Reads[i].FollowLinks = follow
 			}
 		}
 	}
@@ -408,8 +416,10 @@ func recursiveInclude(name string, opts []parsedOpt) []string {
 		}
 		switch {
 		case name == "grep" && o.name == "--include":
-		case name == "rg" && (o.name == "-g" || o.name == "--glob" || o.name == "--iglob") && !strings.HasPrefix(s, "!"):
-		case name == "rg" && (o.name == "-g" || o.name == "--glob" || o.name == "--iglob"):
+		case name == "rg" && (o.name == "--iglob" || o.name == "--glob-case-insensitive"):
+			return nil // case-insensitive: not followed
+		case name == "rg" && (o.name == "-g" || o.name == "--glob") && !strings.HasPrefix(s, "!"):
+		case name == "rg" && (o.name == "-g" || o.name == "--glob"):
 			continue
 		default:
 			continue

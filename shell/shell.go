@@ -113,6 +113,9 @@ type Read struct {
 	Pattern bool
 	// Recursive says every file below Path is read (grep -r, rg).
 	Recursive bool
+	// FollowLinks, for a Recursive read, says symbolic links met below the
+	// directory are followed (grep -R, rg -L).
+	FollowLinks bool
 	// Include, for a Recursive read, lists the file name patterns that are
 	// read (grep --include, rg -g); nil means every file.
 	Include []string

@@ -450,7 +450,33 @@ func (r *resolver) unquotedLit(b, pat []byte, v string, first bool, f *field) ([
 			i = end
 		}
 	}
+	// bash also expands a tilde right after the first "=" of a word that
+	// looks like an assignment (`dd if=~/.ssh/id_rsa`), and after a ":"
+	// in its value.
+	assign := -1
+	if first {
+		if eq := strings.IndexByte(v, '='); eq > 0 && validName(v[:eq]) {
+			assign = eq
+		}
+	}
 	for ; i < len(v); i++ {
+		if assign >= 0 && i > assign && (v[i-1] == '=' && i-1 == assign || v[i-1] == ':') && v[i] == '~' {
+			end := strings.IndexAny(v[i:], "/:")
+			if end < 0 {
+				end = len(v) - i
+			}
+			if user := v[i+1 : i+end]; user == "" && r.a.home != "" {
+				b = append(b, r.a.home...)
+				pat = r.patLit(pat, r.a.home)
+				i += end - 1
+				continue
+			} else if user != "" {
+				f.expanded = true
+				b = appendDyn(b)
+				i += end - 1
+				continue
+			}
+		}
 		switch c := v[i]; c {
 		case '\\':
 			if i+1 < len(v) {

@@ -9,6 +9,8 @@ import (
 // takes its own options, so the inner command can be found.
 type wrapperSpec struct {
 	shortArg  string   // short options that take a value (-u USER)
+	shortOpt  string   // short options whose value is optional and attached (xargs -e[EOF])
+	output    byte     // the short option that names a file the wrapper writes (time -o), or 0
 	longArg   []string // long options that take a value as the next word (--user USER)
 	noCmd     string   // short options after which no command runs (command -v)
 	operands  int      // operands before the command (timeout's DURATION)
@@ -26,11 +28,12 @@ var wrapperSpecs = map[string]wrapperSpec{
 	"nice":       {shortArg: "n", longArg: []string{"adjustment"}},
 	"nohup":      {},
 	"timeout":    {shortArg: "sk", longArg: []string{"signal", "kill-after"}, operands: 1},
-	"time":       {shortArg: "fo", longArg: []string{"format", "output"}},
+	"time":       {shortArg: "fo", longArg: []string{"format", "output"}, output: 'o'},
 	"command":    {noCmd: "vV"},
 	"builtin":    {},
 	"exec":       {shortArg: "a"},
-	"xargs":      {shortArg: "aEdILnPs", longArg: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "max-lines", "process-slot-var"}},
+	"xargs": {shortArg: "aEdILnPs", shortOpt: "eil",
+		longArg: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"}},
 	"stdbuf":     {shortArg: "ioe", longArg: []string{"input", "output", "error"}},
 	"ionice":     {shortArg: "cn", noCmd: "pPu", longArg: []string{"class", "classdata"}},
 	"taskset":    {noCmd: "p", operands: 1},
@@ -169,6 +172,10 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 	if depth >= maxDepth {
 		return true, "wrappers nested too deeply"
 	}
+	if opt.output != nil {
+		// time -o FILE writes FILE (with text -f chooses).
+		a.writeTarget(name+" -o", *opt.output)
+	}
 	if opt.chdir != nil {
 		// The command runs in another directory.
 		saved := a.st.cwd
@@ -211,6 +218,7 @@ type wrapperOpts struct {
 	exec      bool   // watch -x
 	split     *field // env -S STRING
 	chdir     *field // env -C DIR, sudo -D DIR: where the command runs
+	output    *field // time -o FILE: a file the wrapper writes
 	envHazard string // a dangerous NAME=VALUE before the command
 }
 
@@ -273,12 +281,22 @@ options:
 				}
 				return args[i:], opt, false
 			}
-			if name == "chdir" {
-				if hasVal {
-					opt.chdir = &field{s: val}
-				} else if i < len(args) {
-					opt.chdir = &args[i]
+			if name == "chdir" || name == "output" && spec.output != 0 {
+				v := &field{s: val}
+				if !hasVal {
+					v = nil
+					if i < len(args) {
+						v = &args[i]
+					}
 				}
+				if name == "chdir" {
+					opt.chdir = v
+				} else {
+					opt.output = v
+				}
+			}
+			if name == "process-slot-var" {
+				return nil, opt, true // sets a variable in the command's environment
 			}
 			if !hasVal && contains(spec.longArg, name) {
 				i++
@@ -293,6 +311,9 @@ options:
 				}
 				if c == 'x' {
 					opt.exec = true
+				}
+				if strings.IndexByte(spec.shortOpt, c) >= 0 {
+					break // the rest of the word is its value
 				}
 				if strings.IndexByte(spec.shortArg, c) < 0 {
 					continue
@@ -310,6 +331,9 @@ options:
 				}
 				if c == spec.chdir && v != nil {
 					opt.chdir = v
+				}
+				if c == spec.output && spec.output != 0 {
+					opt.output = v
 				}
 				break
 			}
