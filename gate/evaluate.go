@@ -2,9 +2,9 @@ package gate
 
 import (
 	"bytes"
-	"path/filepath"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"

@@ -44,7 +44,7 @@ var codeRunners = map[string]string{
 	"pnpm": "runs any package script", "yarn": "runs any package script", "go": "builds and runs any code (go run, go test)",
 	"cargo": "builds and runs any code (cargo run, build scripts)", "docker": "runs any container",
 	"sudo": "runs anything as root", "eval": "runs any text as code", "source": "runs any script",
-	"git": "allows every git subcommand (push --force, reset --hard, clean -fdx, ...)",
+	"git":  "allows every git subcommand (push --force, reset --hard, clean -fdx, ...)",
 	"curl": "reaches any address and can upload files", "ssh": "runs any command on any host",
 	"kubectl": "changes any cluster object", "terraform": "applies any infrastructure change",
 }
