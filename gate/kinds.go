@@ -33,6 +33,7 @@ var defaultToolKinds = map[string]ToolKind{
 	"Write": KindWrite, "Edit": KindWrite, "MultiEdit": KindWrite, "NotebookEdit": KindWrite,
 	"write_file": KindWrite, "edit_file": KindWrite, "write": KindWrite, "edit": KindWrite,
 	"multiedit": KindWrite, "replace": KindWrite, "patch": KindWrite, "apply_patch": KindWrite,
+	"create":             KindWrite, // GitHub Copilot CLI
 	"str_replace_editor": KindWrite, "str_replace_based_edit_tool": KindWrite,
 }
 
