@@ -235,9 +235,14 @@ func TestWebPage(t *testing.T) {
 		a, err := person.Get(context.Background(), id, 0)
 		return err == nil && a.Status == gate.StatusApprovedAlways
 	})
-	rules, err := person.Rules(context.Background(), "")
-	if err != nil || len(rules) != 1 || rules[0].Scope != gate.ScopeAgent || rules[0].Tool != "Edit" {
-		t.Fatalf("Always rules after Always/this agent: %+v, %v", rules, err)
+	// The gate saves the rule just after it records the decision.
+	var rules []gate.AlwaysRule
+	poll(t, "the Always rule", func() bool {
+		rules, err = person.Rules(context.Background(), "")
+		return err == nil && len(rules) > 0
+	})
+	if len(rules) != 1 || rules[0].Scope != gate.ScopeAgent || rules[0].Tool != "Edit" {
+		t.Fatalf("Always rules after Always/this agent: %+v", rules)
 	}
 
 	run(t, ctx, "history", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="history"]`)), chromedp.WaitVisible(chromedp.CSS("#history-list li")))
