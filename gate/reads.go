@@ -200,10 +200,10 @@ func listMatches(pattern string, recursive, follow bool) ([]string, bool) {
 		// The directory itself is not a file; everything below it is.
 		toks = shellGlobToks(strings.TrimSuffix(pattern, "/")+"/", true)
 	}
+	// Nothing there is not "nothing read": the agent may run on another
+	// machine (through a tunnel that looks local), so only what exists here
+	// is listed.
 	info, err := os.Stat(prefix) // a symlinked directory is listed too
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, true // nothing there: nothing is read
-	}
 	if err != nil {
 		return nil, false
 	}
