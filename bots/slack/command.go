@@ -103,7 +103,7 @@ func (b *Bot) cmdRules(ctx context.Context, agent string) string {
 			lines = append(lines, fmt.Sprintf("… and %d more", len(rs)-maxListed))
 			break
 		}
-		line := r.ID + " — " + r.Agent + " " + r.Tool + ": " + r.Pattern + " (" + string(r.Scope)
+		line := r.ID + " — " + r.Agent + " " + r.Tool + ": " + r.Pattern + " (" + prompt.RuleLifetime(r, b.cfg.Now())
 		if r.CreatedBy != "" {
 			line += ", by " + r.CreatedBy
 		}

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"approvalbot/bots/slacktest"
 	"approvalbot/gate"
+	"approvalbot/gate/gatetest"
 )
 
 // batchButton is the value of the Approve all button in blocks, and its N.
@@ -83,4 +85,26 @@ func TestSlackBatch(t *testing.T) {
 	if n := e.fs.Snapshot().Calls["chat.postMessage"]; n != 1 {
 		t.Errorf("%d messages posted for one session's three calls, want 1", n)
 	}
+}
+
+// TestSlackAlwaysExpiry: the scope step offers an hour, today and no
+// expiry; "1 hour" saves a rule that expires an hour after the press.
+func TestSlackAlwaysExpiry(t *testing.T) {
+	e := start(t, true)
+	a := e.add("npm test")
+	e.notify(a)
+	e.interact(press(approverID, actAlways, buttonValue(a)))
+	e.await("the scope step", func(s slacktest.Snapshot) bool {
+		b := s.Messages[0].Blocks
+		return strings.Contains(b, "This agent, 1 hour") && strings.Contains(b, "This agent, today") && strings.Contains(b, "no expiry")
+	})
+	e.interact(press(approverID, actScopePrefix+"hour", buttonValue(a)))
+	if got := e.decided(a.ID); got.Status != gate.StatusApprovedAlways {
+		t.Fatalf("decided %s", got.Status)
+	}
+	want := e.gt.Clock.Now().Add(time.Hour)
+	gatetest.Eventually(t, "the rule with its expiry", func() bool {
+		rules, _ := e.g.Rules(e.ctx, "claude")
+		return len(rules) == 1 && rules[0].ExpiresAt != nil && rules[0].ExpiresAt.Equal(want)
+	})
 }

@@ -55,7 +55,7 @@ func channelOf(cb *slack.InteractionCallback) string {
 func (b *Bot) blockAction(ctx context.Context, cb *slack.InteractionCallback, act *slack.BlockAction) {
 	channel, user := channelOf(cb), cb.User.ID
 	var kind prompt.ChoiceKind
-	var scope gate.Scope
+	var scope string // an AlwaysChoices key
 	switch act.ActionID {
 	case actApproveAll, actDenyAll:
 		b.batchAction(ctx, channel, user, act)
@@ -64,8 +64,9 @@ func (b *Bot) blockAction(ctx context.Context, cb *slack.InteractionCallback, ac
 		kind = prompt.ChoiceApprove
 	case actAlways, actBack:
 		kind = prompt.ChoiceAlways // the scope step (or back from it): nothing decided yet
-	case actScopePrefix + string(gate.ScopeSession), actScopePrefix + string(gate.ScopeAgent):
-		kind, scope = prompt.ChoiceAlways, gate.Scope(strings.TrimPrefix(act.ActionID, actScopePrefix))
+	case actScopePrefix + prompt.ScopeKeySession, actScopePrefix + prompt.ScopeKeyAgent,
+		actScopePrefix + prompt.ScopeKeyHour, actScopePrefix + prompt.ScopeKeyToday:
+		kind, scope = prompt.ChoiceAlways, strings.TrimPrefix(act.ActionID, actScopePrefix)
 	case actDeny:
 		kind = prompt.ChoiceDeny
 	case actDenyReason:
@@ -100,7 +101,10 @@ func (b *Bot) blockAction(ctx context.Context, cb *slack.InteractionCallback, ac
 		}
 		return
 	}
-	d := prompt.Decision(kind, scope, "")
+	d := prompt.Decision(kind, "", "")
+	if sc, ok := prompt.ScopeChoiceOf(scope); ok {
+		d = prompt.AlwaysDecision(sc, b.cfg.Now())
+	}
 	d.Digest, d.By, d.Via = digest, "<@"+user+">", Name
 	b.decide(ctx, channel, user, id, d)
 }

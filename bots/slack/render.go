@@ -38,7 +38,7 @@ const (
 	actDeny        = "deny"
 	actDenyReason  = "deny_reason"
 	actStop        = "stop"
-	actScopePrefix = "always_" // + gate.Scope: the scope step's buttons
+	actScopePrefix = "always_" // + prompt.AlwaysChoices key: the scope step's buttons
 	actBack        = "always_back"
 )
 
@@ -205,8 +205,8 @@ func actions(a *gate.Approval, c prompt.Content) *slack.ActionBlock {
 func scopeActions(a *gate.Approval) *slack.ActionBlock {
 	val := buttonValue(a)
 	var elems []slack.BlockElement
-	for _, s := range prompt.ScopeChoices {
-		btn := slack.NewButtonBlockElement(actScopePrefix+string(s.Scope), val, plain("Always: "+s.Label))
+	for _, s := range prompt.AlwaysChoices {
+		btn := slack.NewButtonBlockElement(actScopePrefix+s.Key, val, plain("Always: "+s.Label))
 		btn.Style = slack.StylePrimary
 		elems = append(elems, btn)
 	}

@@ -73,7 +73,11 @@ func rulesList(ctx context.Context, e *env, args []string) int {
 			scope += " " + cell(r.SessionID, 12)
 		}
 		expires := "never"
-		if r.ExpiresAt != nil {
+		switch {
+		case r.ExpiresAt == nil:
+		case !now.Before(*r.ExpiresAt):
+			expires = "expired"
+		default:
 			expires = "in " + shortDuration(r.ExpiresAt.Sub(now))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.ID, 40), cell(r.Agent, 20), cell(r.Tool, 24),
