@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"approvalbot/gate"
@@ -55,24 +56,70 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, p principa
 	return nil
 }
 
-// handleList is GET /v1/approvals?status=.
+// handleList is GET /v1/approvals?status=&agent=&limit=&cursor=: one page,
+// filtered in the store (an agent token sees only its own agent's), with
+// next_cursor while more remain. Pages are bounded in count and bytes, and
+// at most maxConcurrentLists are read at once, so listing costs the same
+// whatever the store holds.
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request, p principal) error {
-	status := gate.Status(r.URL.Query().Get("status"))
-	if status != "" && !status.Valid() {
-		return badRequest("unknown status %q", status)
+	qv := r.URL.Query()
+	q := gate.ListQuery{Status: gate.Status(qv.Get("status")), Agent: qv.Get("agent"), Limit: gate.DefaultPageSize}
+	if q.Status != "" && !q.Status.Valid() {
+		return badRequest("unknown status %q", q.Status)
 	}
-	list, err := s.svc.List(r.Context(), status)
+	if !p.admin {
+		q.Agent = p.name // the token says whose approvals these are
+	}
+	if v := qv.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return badRequest("bad limit %q: want a positive number (at most %d)", v, gate.MaxPageSize)
+		}
+		q.Limit = min(n, gate.MaxPageSize)
+	}
+	if v := qv.Get("cursor"); v != "" {
+		after, err := parseCursor(v)
+		if err != nil {
+			return err
+		}
+		q.After = after
+	}
+	select {
+	case s.lists <- struct{}{}:
+		defer func() { <-s.lists }()
+	case <-r.Context().Done():
+		return nil
+	}
+	page, err := s.svc.ListPage(r.Context(), q)
 	if err != nil {
 		return err
 	}
-	body := approvalsBody{Approvals: make([]*approvalJSON, 0, len(list))}
-	for _, a := range list {
+	body := approvalsBody{Approvals: make([]*approvalJSON, 0, len(page.Approvals))}
+	for _, a := range page.Approvals {
 		if p.admin || a.Agent == p.name {
 			body.Approvals = append(body.Approvals, toJSON(a))
 		}
 	}
+	if page.Next != 0 {
+		body.NextCursor = formatCursor(page.Next)
+	}
 	writeJSON(w, http.StatusOK, body)
 	return nil
+}
+
+// maxConcurrentLists bounds list pages read and encoded at once.
+const maxConcurrentLists = 4
+
+// Cursors are opaque to clients: "c" and the position in base 36.
+func formatCursor(after uint64) string { return "c" + strconv.FormatUint(after, 36) }
+
+func parseCursor(v string) (uint64, error) {
+	rest, ok := strings.CutPrefix(v, "c")
+	n, err := strconv.ParseUint(rest, 36, 64)
+	if !ok || err != nil {
+		return 0, badRequest("bad cursor %q: pass next_cursor back as it came", v)
+	}
+	return n, nil
 }
 
 // own returns the approval with id if p may see it. Another agent's approval

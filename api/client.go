@@ -272,23 +272,29 @@ func (c *Client) Get(ctx context.Context, id string, wait time.Duration) (*gate.
 	return c.approval(ctx, http.MethodGet, "/v1/approvals/"+url.PathEscape(id), waitQuery(wait), nil)
 }
 
-// List returns approvals with status ("" for all).
+// List returns approvals with status ("" for all), following the server's
+// pages to the end.
 func (c *Client) List(ctx context.Context, status gate.Status) ([]*gate.Approval, error) {
-	var q url.Values
+	q := url.Values{"limit": {strconv.Itoa(gate.MaxPageSize)}}
 	if status != "" {
-		q = url.Values{"status": {string(status)}}
+		q.Set("status", string(status))
 	}
-	var body approvalsBody
-	if err := c.do(ctx, http.MethodGet, "/v1/approvals", q, nil, &body); err != nil {
-		return nil, err
-	}
-	out := make([]*gate.Approval, 0, len(body.Approvals))
-	for _, j := range body.Approvals {
-		if a := j.approval(); a != nil {
-			out = append(out, a)
+	var out []*gate.Approval
+	for {
+		var body approvalsBody
+		if err := c.do(ctx, http.MethodGet, "/v1/approvals", q, nil, &body); err != nil {
+			return nil, err
 		}
+		for _, j := range body.Approvals {
+			if a := j.approval(); a != nil {
+				out = append(out, a)
+			}
+		}
+		if body.NextCursor == "" {
+			return out, nil
+		}
+		q.Set("cursor", body.NextCursor)
 	}
-	return out, nil
 }
 
 // Approve approves approval id once, or with always its Always pattern(s)

@@ -26,6 +26,7 @@ const (
 	codeClosed         = "unavailable"
 	codeInternal       = "internal"
 	codeMethod         = "method_not_allowed"
+	codeTooMany        = "too_many"
 )
 
 // Error is an error answer from the server: {"error", "code", "approval"}.
@@ -57,6 +58,8 @@ func (e *Error) Is(target error) bool {
 		return e.Code == codeInvalid
 	case gate.ErrClosed:
 		return e.Code == codeClosed
+	case gate.ErrTooMany:
+		return e.Code == codeTooMany || (e.Code == "" && e.Status == http.StatusTooManyRequests)
 	}
 	return false
 }
@@ -102,6 +105,8 @@ func statusOf(err error) (status int, code, msg string, internal bool) {
 		return http.StatusConflict, codeConflict, err.Error(), false
 	case errors.Is(err, gate.ErrInvalid):
 		return http.StatusBadRequest, codeInvalid, err.Error(), false
+	case errors.Is(err, gate.ErrTooMany):
+		return http.StatusTooManyRequests, codeTooMany, err.Error(), false
 	case errors.Is(err, gate.ErrUnauthorized):
 		return http.StatusForbidden, codeForbidden, err.Error(), false
 	case errors.Is(err, gate.ErrClosed):

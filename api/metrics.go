@@ -30,6 +30,7 @@ type Metrics struct {
 
 	mu        sync.Mutex
 	pendingID map[string]struct{}
+	liveOnce  sync.Once
 }
 
 // NewMetrics returns metrics on a new registry, with the Go runtime and
@@ -84,18 +85,44 @@ func (m *Metrics) SendError(frontend string) { m.sendErrors.WithLabelValues(fron
 // SendRetry counts a retried send to frontend.
 func (m *Metrics) SendRetry(frontend string) { m.sendRetries.WithLabelValues(frontend).Inc() }
 
+// liveSource is an EventSource that can skip the replay and count what is
+// pending itself (the gate): the metrics then never decode the pending
+// approvals, at start or on a resubscribe.
+type liveSource interface {
+	SubscribeLive(ctx context.Context) <-chan gate.Event
+	PendingCount() int
+}
+
 // Consume feeds the approval metrics from src's events until ctx ends. Run it
 // in its own goroutine. If the subscription is dropped (a slow consumer, a
-// closing gate), it subscribes again; each subscription's replay of pending
-// approvals resets the pending gauge to the truth.
+// closing gate), it subscribes again. With a src that counts its pending
+// approvals (the gate), the pending gauge reads that count and only live
+// events are consumed; otherwise each subscription's replay of pending
+// approvals resets the gauge to the truth.
 func (m *Metrics) Consume(ctx context.Context, src EventSource) {
 	const retry = time.Second
+	live, isLive := src.(liveSource)
+	if isLive {
+		m.liveOnce.Do(func() {
+			m.reg.Unregister(m.pending)
+			m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "approvalbot_approvals_pending",
+				Help: "Approvals waiting for a person.",
+			}, func() float64 { return float64(live.PendingCount()) }))
+		})
+	}
 	for ctx.Err() == nil {
 		m.mu.Lock()
 		clear(m.pendingID)
 		m.pending.Set(0)
 		m.mu.Unlock()
-		for ev := range src.Subscribe(ctx) {
+		ch := (<-chan gate.Event)(nil)
+		if isLive {
+			ch = live.SubscribeLive(ctx)
+		} else {
+			ch = src.Subscribe(ctx)
+		}
+		for ev := range ch {
 			m.observe(ev)
 		}
 		t := time.NewTimer(retry)

@@ -24,6 +24,7 @@ type Server struct {
 	maxWait   time.Duration
 	heartbeat time.Duration
 	csrf      *http.CrossOriginProtection
+	lists     chan struct{} // one token per list page being read
 }
 
 // NewServer returns the API server for svc.
@@ -51,6 +52,7 @@ func NewServer(cfg Config, svc Service, logger *slog.Logger) *Server {
 		maxWait:   cfg.MaxWait,
 		heartbeat: cfg.Heartbeat,
 		csrf:      http.NewCrossOriginProtection(),
+		lists:     make(chan struct{}, maxConcurrentLists),
 	}
 	s.open = cfg.Open && len(cfg.AgentTokens) == 0
 	if cfg.Open && !s.open {

@@ -17,8 +17,9 @@ type Service interface {
 	Wait(ctx context.Context, id string) (*gate.Approval, error)
 	// Get returns one approval, or gate.ErrNotFound.
 	Get(ctx context.Context, id string) (*gate.Approval, error)
-	// List returns approvals with status ("" for all), oldest first.
-	List(ctx context.Context, status gate.Status) ([]*gate.Approval, error)
+	// ListPage returns one page of approvals, filtered by status and
+	// agent in the store, oldest first; Page.Next continues it.
+	ListPage(ctx context.Context, q gate.ListQuery) (gate.Page, error)
 	// Decide applies a person's decision; gate.ErrAlreadyDecided (with the
 	// approval as it is) when someone decided first.
 	Decide(ctx context.Context, id string, d gate.Decision) (*gate.Approval, error)

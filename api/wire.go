@@ -128,7 +128,8 @@ type modeBody struct {
 }
 
 type approvalsBody struct {
-	Approvals []*approvalJSON `json:"approvals"`
+	Approvals  []*approvalJSON `json:"approvals"`
+	NextCursor string          `json:"next_cursor,omitempty"`
 }
 
 type rulesBody struct {

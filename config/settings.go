@@ -43,6 +43,15 @@ type Settings struct {
 	TLSCert   string `envconfig:"TLS_CERT" desc:"TLS certificate file (PEM): serve https on LISTEN (with TLS_KEY)"`
 	TLSKey    string `envconfig:"TLS_KEY" desc:"TLS private key file (PEM), with TLS_CERT"`
 
+	// Limits that keep one agent token or client from taking the daemon
+	// (or its disk) for itself.
+	MaxPending  int           `envconfig:"MAX_PENDING" default:"1000" desc:"pending approvals one agent may have; more get 429"`
+	MaxStoredMB int64         `envconfig:"MAX_STORED_MB" default:"256" desc:"MiB of tool input one agent may have stored (pending and decided, until pruned); more get 429"`
+	Retention   time.Duration `envconfig:"RETENTION" default:"2160h" desc:"decided approvals older than this are pruned (default 90 days; the audit log is kept)"`
+	MaxConns    int           `envconfig:"MAX_CONNS" default:"512" desc:"open connections to LISTEN; more get 503 and are closed"`
+	IdleTimeout time.Duration `envconfig:"IDLE_TIMEOUT" default:"60s" desc:"keep-alive connections idle this long are closed"`
+	BodyTimeout time.Duration `envconfig:"BODY_TIMEOUT" default:"30s" desc:"time a client has to send a request body"`
+
 	TelegramToken         string  `envconfig:"TELEGRAM_TOKEN" desc:"Telegram bot token from @BotFather"`
 	TelegramChatID        int64   `envconfig:"TELEGRAM_CHAT_ID" desc:"chat to send prompts to (0: the chat paired with /pair)"`
 	TelegramApprovers     []int64 `envconfig:"TELEGRAM_APPROVERS" desc:"Telegram user ids allowed to decide, comma-separated"`
@@ -129,6 +138,14 @@ func DataDir(getenv func(string) string) (string, error) {
 func (s Settings) Validate() error {
 	if s.Timeout <= 0 {
 		return fmt.Errorf("%s_TIMEOUT must be positive, got %s", Prefix, s.Timeout)
+	}
+	// Zero is the default (a Settings built in code); a negative limit is
+	// a mistake, not "no limit".
+	if s.MaxPending < 0 || s.MaxStoredMB < 0 || s.MaxConns < 0 || s.IdleTimeout < 0 || s.BodyTimeout < 0 {
+		return fmt.Errorf("%s_MAX_PENDING, _MAX_STORED_MB, _MAX_CONNS, _IDLE_TIMEOUT and _BODY_TIMEOUT must be positive", Prefix)
+	}
+	if s.Retention < 0 || (s.Retention > 0 && s.Retention < s.Timeout) {
+		return fmt.Errorf("%s_RETENTION %s must be at least %s_TIMEOUT (%s)", Prefix, s.Retention, Prefix, s.Timeout)
 	}
 	if _, _, err := net.SplitHostPort(s.Listen); err != nil {
 		return fmt.Errorf("%s_LISTEN %q: %w", Prefix, s.Listen, err)

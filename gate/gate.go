@@ -17,6 +17,13 @@ import (
 const (
 	DefaultTimeout    = 10 * time.Minute
 	DefaultDenyMemory = 5 * time.Minute
+	// DefaultMaxPending is the pending approvals one agent may have.
+	DefaultMaxPending = 1000
+	// DefaultMaxStoredBytes is the tool input one agent may have stored
+	// (pending and decided approvals, until retention prunes them).
+	DefaultMaxStoredBytes = 256 << 20
+	// DefaultRetention is how long decided approvals are kept.
+	DefaultRetention = 90 * 24 * time.Hour
 )
 
 // Limits on what a call may carry, so a client cannot bloat the store.
@@ -38,6 +45,16 @@ type Config struct {
 	DenyMemory time.Duration
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
+	// MaxPending caps one agent's pending approvals; Submit answers
+	// ErrTooMany beyond it (default DefaultMaxPending; negative: no cap).
+	MaxPending int
+	// MaxStoredBytes caps one agent's stored tool input, over every
+	// approval kept (default DefaultMaxStoredBytes; negative: no cap).
+	MaxStoredBytes int64
+	// Retention is how long a decided approval is kept before the
+	// background pruning removes it; the audit log is kept whole
+	// (default DefaultRetention; negative: keep forever).
+	Retention time.Duration
 }
 
 // Decision is a person's answer to a pending approval.
@@ -95,7 +112,8 @@ type Gate struct {
 	// the value is the final state a decision reached in between (else nil).
 	creating map[string]*Approval
 	pending  int
-	always   map[string]*AlwaysSet // per agent, compiled from the store
+	usage    map[string]*agentUsage // per agent: pending count, stored bytes
+	always   map[string]*AlwaysSet  // per agent, compiled from the store
 	modes    map[string]Mode
 	subs     map[*subscriber]struct{}
 	done     chan struct{}
@@ -112,6 +130,15 @@ func New(cfg Config, p *Policy, store Store, logger *slog.Logger) *Gate {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.MaxPending == 0 {
+		cfg.MaxPending = DefaultMaxPending
+	}
+	if cfg.MaxStoredBytes == 0 {
+		cfg.MaxStoredBytes = DefaultMaxStoredBytes
+	}
+	if cfg.Retention == 0 {
+		cfg.Retention = DefaultRetention
+	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -122,6 +149,7 @@ func New(cfg Config, p *Policy, store Store, logger *slog.Logger) *Gate {
 		waiters:  make(map[string]chan struct{}),
 		creating: make(map[string]*Approval),
 		timers:   make(map[string]*time.Timer),
+		usage:    make(map[string]*agentUsage),
 		always:   make(map[string]*AlwaysSet),
 		modes:    make(map[string]Mode),
 		subs:     make(map[*subscriber]struct{}),
@@ -164,9 +192,11 @@ func newID() string {
 	return strings.ToLower(base32.StdEncoding.EncodeToString(b[:]))
 }
 
-// Start loads pending approvals, expires those past their deadline, arms the
-// timers of the rest and hands them to the notifiers to refresh. Call once,
-// after AddNotifier.
+// Start loads the pending approvals (their ids, agents and deadlines
+// only: nothing is decoded), expires those past their deadline, arms the
+// timers of the rest and queues them for the notifiers to refresh, which
+// read each approval when they get to it. It starts the background
+// retention. Call once, after AddNotifier.
 func (g *Gate) Start(ctx context.Context) error {
 	g.mu.Lock()
 	if g.started {
@@ -180,29 +210,49 @@ func (g *Gate) Start(ctx context.Context) error {
 		q.start()
 	}
 	go g.pruneLoop() // expired Always rules (expiry.go)
-	pending, err := g.store.ListApprovals(ctx, StatusPending)
+	refs, err := g.store.PendingRefs(ctx)
 	if err != nil {
 		return fmt.Errorf("load pending approvals: %w", err)
 	}
+	stored, err := g.store.AgentBytes(ctx)
+	if err != nil {
+		return fmt.Errorf("load stored bytes per agent: %w", err)
+	}
 	now := g.now()
 	var expired, kept int
-	for _, a := range pending {
-		if !now.Before(a.Deadline) {
-			if _, err := g.expire(ctx, a.ID); err != nil && !errors.Is(err, ErrAlreadyDecided) {
-				return fmt.Errorf("expire approval %s: %w", a.ID, err)
-			}
-			expired++
+	var late []string
+	g.mu.Lock()
+	for agent, n := range stored {
+		g.usageLocked(agent).bytes = n
+	}
+	for _, r := range refs {
+		g.usageLocked(r.Agent).pending++
+		if !now.Before(r.Deadline) {
+			late = append(late, r.ID)
 			continue
 		}
-		// Restarts is not persisted (10,000 fsyncs would slow start-up);
-		// it tells frontends this prompt predates the restart.
-		a.Restarts++
-		g.mu.Lock()
 		g.pending++
-		g.armTimerLocked(a.ID, a.Deadline)
-		g.mu.Unlock()
-		g.notify(a)
+		g.armTimerLocked(r.ID, r.Deadline)
 		kept++
+	}
+	g.mu.Unlock()
+	// Every one of them waited through a restart: refreshes, queued
+	// behind anything new.
+	for _, q := range qs {
+		for _, r := range refs {
+			if now.Before(r.Deadline) {
+				q.push(r.ID, now)
+			}
+		}
+	}
+	for _, id := range late {
+		if _, err := g.expire(ctx, id); err != nil && !errors.Is(err, ErrAlreadyDecided) {
+			return fmt.Errorf("expire approval %s: %w", id, err)
+		}
+		expired++
+	}
+	if g.cfg.Retention > 0 {
+		go g.retain()
 	}
 	g.logger.Info("gate started", "pending", kept, "expired_on_start", expired)
 	return nil
@@ -255,7 +305,44 @@ func (g *Gate) Get(ctx context.Context, id string) (*Approval, error) {
 	return a, nil
 }
 
-// List returns approvals with status ("" for all), oldest first.
+// ListPage returns one page of approvals, filtered in the store (see
+// ListQuery). A Limit of 0 or less is DefaultPageSize, and above
+// MaxPageSize is MaxPageSize; MaxBytes 0 is DefaultPageBytes.
+func (g *Gate) ListPage(ctx context.Context, q ListQuery) (Page, error) {
+	if q.Status != "" && !q.Status.Valid() {
+		return Page{}, fmt.Errorf("%w: unknown status %q", ErrInvalid, q.Status)
+	}
+	if q.Limit <= 0 {
+		q.Limit = DefaultPageSize
+	}
+	q.Limit = min(q.Limit, MaxPageSize)
+	if q.MaxBytes <= 0 {
+		q.MaxBytes = DefaultPageBytes
+	}
+	p, err := g.store.ListApprovalsPage(ctx, q)
+	if err != nil {
+		return Page{}, fmt.Errorf("list approvals: %w", err)
+	}
+	return p, nil
+}
+
+// Page sizes of ListPage: a page is bounded in count and in bytes, so a
+// list costs the same whatever the store holds.
+const (
+	DefaultPageSize  = 100
+	MaxPageSize      = 1000
+	DefaultPageBytes = 4 << 20
+)
+
+// PendingCount is how many approvals are pending now (no store read).
+func (g *Gate) PendingCount() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.pending
+}
+
+// List returns approvals with status ("" for all), oldest first. It reads
+// them all: ListPage is the bounded form.
 func (g *Gate) List(ctx context.Context, status Status) ([]*Approval, error) {
 	if status != "" && !status.Valid() {
 		return nil, fmt.Errorf("%w: unknown status %q", ErrInvalid, status)

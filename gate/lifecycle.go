@@ -149,6 +149,12 @@ func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) {
 		g.mu.Unlock()
 		return nil, ErrClosed
 	}
+	size := int64(len(a.Input))
+	if err := g.reserveLocked(a.Agent, size); err != nil {
+		g.mu.Unlock()
+		g.logger.Warn("call refused: agent over its cap", "agent", a.Agent, "tool", a.Tool, "err", err)
+		return nil, err
+	}
 	g.creating[a.ID] = nil
 	g.mu.Unlock()
 	stored, err := g.store.CreateApproval(ctx, a, AuditEntry{Event: "pending", Time: g.now(), Agent: a.Agent,
@@ -156,6 +162,7 @@ func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) {
 	if err != nil {
 		g.mu.Lock()
 		delete(g.creating, a.ID)
+		g.releaseLocked(a.Agent, size)
 		g.mu.Unlock()
 		if errors.Is(err, ErrExists) || errors.Is(err, ErrConflict) {
 			return g.reused(ctx, stored, a, err) // a racing submit under the same key won
@@ -418,6 +425,7 @@ func (g *Gate) finish(ctx context.Context, id string, fn func(*Approval) error) 
 		return nil, fmt.Errorf("decide approval %s: %w", id, err)
 	}
 	g.mu.Lock()
+	g.decidedLocked(a.Agent)
 	if t, ok := g.timers[id]; ok {
 		t.Stop()
 		delete(g.timers, id)
@@ -457,16 +465,26 @@ func (g *Gate) armTimerLocked(id string, deadline time.Time) {
 // cascade re-evaluates the agent's other pending approvals after its Always
 // rules or its mode changed, and resolves those the rules now decide
 // (approve after an Always rule or approve_all, deny under strict).
+// It reads the agent's pending approvals a page at a time, from the
+// pending index, so other agents' approvals are never decoded.
 func (g *Gate) cascade(ctx context.Context, agent, by, why string) {
-	pending, err := g.store.ListApprovals(ctx, StatusPending)
-	if err != nil {
-		g.logger.Error("cascade: list pending failed", "agent", agent, "err", err)
-		return
-	}
-	for _, p := range pending {
-		if p.Agent != agent {
-			continue
+	q := ListQuery{Status: StatusPending, Agent: agent, Limit: DefaultPageSize, MaxBytes: DefaultPageBytes}
+	for {
+		page, err := g.store.ListApprovalsPage(ctx, q)
+		if err != nil {
+			g.logger.Error("cascade: list pending failed", "agent", agent, "err", err)
+			return
 		}
+		g.cascadePage(ctx, page.Approvals, by, why)
+		if page.Next == 0 {
+			return
+		}
+		q.After = page.Next
+	}
+}
+
+func (g *Gate) cascadePage(ctx context.Context, pending []*Approval, by, why string) {
+	for _, p := range pending {
 		ev, err := g.evaluate(ctx, p.Call())
 		if err != nil || ev.Decision == Ask {
 			continue

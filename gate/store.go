@@ -17,6 +17,9 @@ var (
 	ErrConflict       = errors.New("idempotency key conflict")
 	ErrStoreVersion   = errors.New("store was written by a newer version")
 	ErrClosed         = errors.New("gate is closed")
+	// ErrTooMany is a limit reached: an agent's pending approvals or
+	// stored bytes (the API answers 429; the agent may retry later).
+	ErrTooMany = errors.New("limit reached")
 )
 
 // ApprovalStore keeps approvals durably. Every write returns only after it is
@@ -51,7 +54,54 @@ type ApprovalStore interface {
 	// never keeps one without the other.
 	UpdateApprovalAudit(ctx context.Context, id string, fn func(*Approval) (*AuditEntry, error)) (*Approval, error)
 	// ListApprovals returns approvals in creation order; status "" means all.
+	// It decodes every approval it returns: lifecycle paths use
+	// ListApprovalsPage or PendingRefs instead.
 	ListApprovals(ctx context.Context, status Status) ([]*Approval, error)
+	// ListApprovalsPage returns one page of approvals in creation order,
+	// filtered in the store by its indexes (status pending and agent need no
+	// decoding of other approvals). Page.Next is the cursor of the next
+	// page, 0 when there is none; a page may be short (a byte bound, a scan
+	// bound) and still have a next one.
+	ListApprovalsPage(ctx context.Context, q ListQuery) (Page, error)
+	// PendingRefs returns what the lifecycle needs of every pending
+	// approval (id, agent, deadline, input size), in creation order,
+	// without decoding the approvals.
+	PendingRefs(ctx context.Context) ([]PendingRef, error)
+	// AgentBytes returns the input bytes of every stored approval (any
+	// status, until pruned), per agent.
+	AgentBytes(ctx context.Context) (map[string]int64, error)
+	// PruneApprovals deletes up to max final approvals decided (or, for
+	// answers given at once, created) before before, oldest first, in one
+	// transaction, and returns how many it deleted. Pending approvals and
+	// the audit log are never touched. The idempotency index entry of a
+	// deleted approval goes with it.
+	PruneApprovals(ctx context.Context, before time.Time, max int) (int, error)
+}
+
+// ListQuery selects a page of approvals.
+type ListQuery struct {
+	Status Status // "" means every status
+	Agent  string // "" means every agent
+	After  uint64 // a Page.Next cursor; 0 starts at the oldest
+	Limit  int    // at most this many approvals (must be positive)
+	// MaxBytes bounds the stored size of the page (at least one approval
+	// is returned whatever its size); 0 means no bound.
+	MaxBytes int
+}
+
+// Page is one page of approvals.
+type Page struct {
+	Approvals []*Approval
+	Next      uint64 // cursor for the next page; 0: no more
+}
+
+// PendingRef is a pending approval as the lifecycle knows it at start:
+// its timer, its agent's quota and its prompt refresh need no more.
+type PendingRef struct {
+	ID        string
+	Agent     string
+	Deadline  time.Time
+	InputSize int64
 }
 
 // RuleStore keeps Always rules and per-agent modes.

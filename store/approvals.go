@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,10 @@ import (
 // approvalBuckets are the buckets an approval write touches.
 type approvalBuckets struct {
 	byID, bySeq, pending, byKey *bolt.Bucket
+	// byAgent and agentBytes are nil only in a version 1 file opened
+	// read-only.
+	byAgent, agentBytes *bolt.Bucket
+	schema              uint64
 }
 
 func openApprovalBuckets(tx *bolt.Tx) (approvalBuckets, error) {
@@ -30,6 +35,11 @@ func openApprovalBuckets(tx *bolt.Tx) (approvalBuckets, error) {
 	}
 	if ab.byKey, err = bucket(tx, bucketIdempotency); err != nil {
 		return ab, err
+	}
+	ab.byAgent, ab.agentBytes = tx.Bucket(bucketByAgent), tx.Bucket(bucketAgentBytes)
+	ab.schema = SchemaVersion
+	if raw := tx.Bucket(bucketMeta).Get(metaSchema); len(raw) == 8 {
+		ab.schema = binary.BigEndian.Uint64(raw)
 	}
 	return ab, nil
 }
@@ -77,7 +87,7 @@ func (ab approvalBuckets) put(seq uint64, a *gate.Approval) error {
 		return err
 	}
 	if a.Status == gate.StatusPending {
-		return ab.pending.Put(u64(seq), []byte(a.ID))
+		return ab.pending.Put(u64(seq), pendingValue(a))
 	}
 	return ab.pending.Delete(u64(seq))
 }
@@ -173,6 +183,9 @@ func createInTx(tx *bolt.Tx, c *gate.Approval) (*gate.Approval, error) {
 		return nil, err
 	}
 	if err := ab.bySeq.Put(u64(seq), []byte(c.ID)); err != nil {
+		return nil, err
+	}
+	if err := ab.addAgent(seq, c); err != nil {
 		return nil, err
 	}
 	if key != nil {
@@ -297,11 +310,19 @@ func (s *Store) ListApprovals(ctx context.Context, status gate.Status) ([]*gate.
 		}
 		c := index.Cursor()
 		n := 0
-		for k, id := c.First(); k != nil; k, id = c.Next() {
+		for k, v := c.First(); k != nil; k, v = c.Next() {
 			if n++; n%1024 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
+			}
+			id := v
+			if status == gate.StatusPending {
+				ref, err := ab.pendingRef(v)
+				if err != nil {
+					return fmt.Errorf("index entry %s: %v", short(k), err)
+				}
+				id = []byte(ref.ID)
 			}
 			_, a, err := ab.get(id)
 			if err != nil {

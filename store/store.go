@@ -9,6 +9,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -28,7 +29,11 @@ import (
 // SchemaVersion is the layout version this package writes. A file with a
 // higher version was written by a newer approvalbot and is refused, since
 // this code cannot know what the newer layout means.
-const SchemaVersion uint64 = 1
+//
+// Version 2 added the per-agent index, the per-agent byte counts and
+// pending index values that carry what start-up needs (see pendingValue);
+// a version 1 file is upgraded on its first writable open.
+const SchemaVersion uint64 = 2
 
 // ErrEmptyFile is Open's error for a store file that exists with zero bytes
 // (unless Options.InitEmpty): its approvals, rules and audit log are gone,
@@ -43,22 +48,24 @@ const DefaultLockTimeout = time.Second
 // Bucket names. One bucket per concern; indexes sit beside the data they index.
 var (
 	bucketMeta         = []byte("meta")
-	bucketApprovals    = []byte("approvals")         // id -> seq(8) || JSON approval
-	bucketApprovalSeq  = []byte("approvals_by_seq")  // seq(8) -> id: creation order
-	bucketPending      = []byte("approvals_pending") // seq(8) -> id: pending only, creation order
-	bucketIdempotency  = []byte("approvals_by_key")  // agentKey(agent) || key -> id
-	bucketRules        = []byte("rules")             // id -> seq(8) || JSON rule
-	bucketRulesByAgent = []byte("rules_by_agent")    // agentKey(agent) || seq(8) -> id
-	bucketRuleSeq      = []byte("rules_by_seq")      // seq(8) -> id: creation order
-	bucketModes        = []byte("modes")             // agentKey(agent) -> mode
-	bucketDenials      = []byte("denials")           // key -> JSON denial
-	bucketValues       = []byte("values")            // key -> value
-	bucketAudit        = []byte("audit")             // seq(8) -> JSON entry
+	bucketApprovals    = []byte("approvals")          // id -> seq(8) || JSON approval
+	bucketApprovalSeq  = []byte("approvals_by_seq")   // seq(8) -> id: creation order
+	bucketPending      = []byte("approvals_pending")  // seq(8) -> pendingValue: pending only, creation order
+	bucketByAgent      = []byte("approvals_by_agent") // agentKey(agent) || seq(8) -> id
+	bucketAgentBytes   = []byte("agent_bytes")        // agentKey(agent) -> input bytes stored (uint64)
+	bucketIdempotency  = []byte("approvals_by_key")   // agentKey(agent) || key -> id
+	bucketRules        = []byte("rules")              // id -> seq(8) || JSON rule
+	bucketRulesByAgent = []byte("rules_by_agent")     // agentKey(agent) || seq(8) -> id
+	bucketRuleSeq      = []byte("rules_by_seq")       // seq(8) -> id: creation order
+	bucketModes        = []byte("modes")              // agentKey(agent) -> mode
+	bucketDenials      = []byte("denials")            // key -> JSON denial
+	bucketValues       = []byte("values")             // key -> value
+	bucketAudit        = []byte("audit")              // seq(8) -> JSON entry
 
 	allBuckets = [][]byte{
 		bucketMeta, bucketApprovals, bucketApprovalSeq, bucketPending, bucketIdempotency,
 		bucketRules, bucketRulesByAgent, bucketRuleSeq, bucketModes, bucketDenials,
-		bucketValues, bucketAudit,
+		bucketValues, bucketAudit, bucketByAgent, bucketAgentBytes,
 	}
 )
 
@@ -93,6 +100,7 @@ type Store struct {
 	db       *bolt.DB
 	path     string
 	readOnly bool
+	schema   uint64 // the file's layout version (below SchemaVersion only when read-only)
 	closeMu  sync.Once
 	closeErr error
 }
@@ -215,18 +223,29 @@ func (s *Store) init() error {
 		if v := binary.BigEndian.Uint64(raw); v > SchemaVersion {
 			return fmt.Errorf("%w: schema version %d, this build knows up to %d", gate.ErrStoreVersion, v, SchemaVersion)
 		}
-		// Version 1 is the first layout: nothing to migrate yet. A later
-		// version migrates here, inside this transaction.
+		v := binary.BigEndian.Uint64(raw)
+		s.schema = v
 		for _, name := range allBuckets {
 			if tx.Bucket(name) != nil {
 				continue
 			}
 			if s.readOnly {
+				if v < 2 && (bytes.Equal(name, bucketByAgent) || bytes.Equal(name, bucketAgentBytes)) {
+					continue // a version 1 file, read as it is
+				}
 				return fmt.Errorf("not an approvalbot store (no %s bucket)", name)
 			}
 			if _, err := tx.CreateBucket(name); err != nil {
 				return err
 			}
+		}
+		if v < SchemaVersion && !s.readOnly {
+			// Migrations run here, inside this transaction: all or nothing.
+			if err := migrateV2(tx); err != nil {
+				return fmt.Errorf("upgrade the store to version 2: %w", err)
+			}
+			s.schema = SchemaVersion
+			return meta.Put(metaSchema, u64(SchemaVersion))
 		}
 		return nil
 	}

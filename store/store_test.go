@@ -79,7 +79,7 @@ func TestOpenErrors(t *testing.T) {
 				})
 			},
 			wantIs:  gate.ErrStoreVersion,
-			wantMsg: "schema version 2",
+			wantMsg: "schema version 3",
 		},
 		{
 			name: "garbage file",

@@ -172,6 +172,25 @@ func (f *Fake) List(ctx context.Context, status gate.Status) ([]*gate.Approval, 
 	return out, nil
 }
 
+// ListPage returns a page of approvals; the cursor is a position in
+// creation order.
+func (f *Fake) ListPage(ctx context.Context, q gate.ListQuery) (gate.Page, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var p gate.Page
+	for i := q.After; i < uint64(len(f.order)); i++ {
+		a := f.approvals[f.order[i]]
+		if len(p.Approvals) >= q.Limit {
+			p.Next = i
+			break
+		}
+		if (q.Status == "" || a.Status == q.Status) && (q.Agent == "" || a.Agent == q.Agent) {
+			p.Approvals = append(p.Approvals, cloneApproval(a))
+		}
+	}
+	return p, nil
+}
+
 // resolve makes a pending approval final; f.mu held.
 func (f *Fake) resolve(a *gate.Approval, status gate.Status, decision gate.Action, reason, by, via string) {
 	now := f.now()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -154,13 +155,15 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 	}
 	defer st.Close()
 
-	g := gate.New(gate.Config{Timeout: s.Timeout, DenyMemory: s.DenyMemory}, policy, st, logger)
+	g := gate.New(gate.Config{Timeout: s.Timeout, DenyMemory: s.DenyMemory, MaxPending: s.MaxPending,
+		MaxStoredBytes: s.MaxStoredMB << 20, Retention: s.Retention}, policy, st, logger)
 	defer g.Close()
 
 	ln, err := net.Listen("tcp", s.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.Listen, err)
 	}
+	ln = api.LimitListener(ln, cmp.Or(s.MaxConns, api.DefaultMaxConns), s.TLSCert == "")
 	admins, err := approverTokens(s, logger)
 	if err != nil {
 		return usageError{err}
@@ -193,9 +196,12 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 
 	// Handlers see runCtx, so shutdown ends open long-polls at once instead
 	// of waiting for their approvals.
+	// No ReadTimeout: it would cut long-polls; BodyDeadline bounds the
+	// body alone.
 	hs := &http.Server{
-		Handler:           fe.mux(srv),
+		Handler:           api.BodyDeadline(fe.mux(srv), cmp.Or(s.BodyTimeout, api.DefaultBodyTimeout)),
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       cmp.Or(s.IdleTimeout, api.DefaultIdleTimeout),
 		BaseContext:       func(net.Listener) context.Context { return runCtx },
 	}
 	serveErr := make(chan error, 1)

@@ -24,7 +24,7 @@ import (
 type Store struct {
 	mu        sync.Mutex
 	approvals map[string][]byte // id → JSON
-	order     []string          // ids in creation order
+	order     []string          // ids in creation order; a pruned one is "" (the index+1 is its cursor)
 	byKey     map[string]string // agent \x00 idempotency key → id
 	rules     []gate.AlwaysRule
 	modes     map[string]gate.Mode
@@ -193,11 +193,108 @@ func (s *Store) ListApprovals(ctx context.Context, status gate.Status) ([]*gate.
 	defer s.mu.Unlock()
 	var out []*gate.Approval
 	for _, id := range s.order {
+		if id == "" {
+			continue
+		}
 		if a := decode(s.approvals[id]); status == "" || a.Status == status {
 			out = append(out, a)
 		}
 	}
 	return out, nil
+}
+
+// ListApprovalsPage implements gate.ApprovalStore.
+func (s *Store) ListApprovalsPage(ctx context.Context, q gate.ListQuery) (gate.Page, error) {
+	if q.Status != "" && !q.Status.Valid() {
+		return gate.Page{}, fmt.Errorf("memstore: list approvals: status %q: %w", q.Status, gate.ErrInvalid)
+	}
+	if q.Limit <= 0 {
+		return gate.Page{}, fmt.Errorf("memstore: list approvals: limit %d: %w", q.Limit, gate.ErrInvalid)
+	}
+	if err := ctx.Err(); err != nil {
+		return gate.Page{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var page gate.Page
+	size := 0
+	for i := q.After; i < uint64(len(s.order)); i++ {
+		id := s.order[i]
+		if id == "" {
+			continue
+		}
+		if len(page.Approvals) >= q.Limit || (q.MaxBytes > 0 && size >= q.MaxBytes) {
+			page.Next = i
+			break
+		}
+		a := decode(s.approvals[id])
+		if (q.Status == "" || a.Status == q.Status) && (q.Agent == "" || a.Agent == q.Agent) {
+			page.Approvals = append(page.Approvals, a)
+			size += len(s.approvals[id])
+		}
+	}
+	return page, nil
+}
+
+// PendingRefs implements gate.ApprovalStore.
+func (s *Store) PendingRefs(ctx context.Context) ([]gate.PendingRef, error) {
+	as, err := s.ListApprovals(ctx, gate.StatusPending)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gate.PendingRef, 0, len(as))
+	for _, a := range as {
+		out = append(out, gate.PendingRef{ID: a.ID, Agent: a.Agent, Deadline: a.Deadline, InputSize: int64(len(a.Input))})
+	}
+	return out, nil
+}
+
+// AgentBytes implements gate.ApprovalStore.
+func (s *Store) AgentBytes(ctx context.Context) (map[string]int64, error) {
+	as, err := s.ListApprovals(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for _, a := range as {
+		if len(a.Input) > 0 {
+			out[a.Agent] += int64(len(a.Input))
+		}
+	}
+	return out, nil
+}
+
+// PruneApprovals implements gate.ApprovalStore.
+func (s *Store) PruneApprovals(ctx context.Context, before time.Time, max int) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for i, id := range s.order {
+		if id == "" {
+			continue
+		}
+		a := decode(s.approvals[id])
+		if n >= max || !a.CreatedAt.Before(before) {
+			break
+		}
+		at := a.CreatedAt
+		if a.DecidedAt != nil {
+			at = *a.DecidedAt
+		}
+		if !a.Status.Final() || !at.Before(before) {
+			continue
+		}
+		delete(s.approvals, id)
+		s.order[i] = ""
+		if k := idemKey(a.Agent, a.IdempotencyKey); a.IdempotencyKey != "" && s.byKey[k] == id {
+			delete(s.byKey, k)
+		}
+		n++
+	}
+	return n, nil
 }
 
 // AddRule implements gate.RuleStore.

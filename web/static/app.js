@@ -311,7 +311,7 @@
     }
     node.appendChild(dl);
     if (v.always.length) {
-      const p = el('p', 'always', 'Always would save: ');
+      const p = el('p', 'always-save', 'Always would save: ');
       for (const a of v.always) p.appendChild(el('code', '', a));
       node.appendChild(p);
     }
