@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"approvalbot/api"
 	"approvalbot/gate"
@@ -14,15 +16,29 @@ import (
 // auditPage is how many entries each request fetches.
 const auditPage = 1000
 
-// runAudit is `approvalbot audit [--verify] [--json] [--after N]`.
+// runAudit is `approvalbot audit [--verify] [--json] [--after N] [--limit N]
+// [--agent A] [--since D] [--decision D] [--by B]`.
 func runAudit(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "audit", "audit [--verify] [--json] [--after N] [--limit N]")
+	fs := newFlags(e, "audit", "audit [--verify] [--json] [--after N] [--limit N] [--agent A] [--since 1h|TIME] [--decision allow|deny|STATUS] [--by NAME]")
 	verify := fs.Bool("verify", false, "check the hash chain instead of listing")
 	asJSON := fs.Bool("json", false, "print entries as JSON lines")
 	after := fs.Uint64("after", 0, "only entries with a sequence number above N")
-	limit := fs.Int("limit", 0, "at most N entries (0: all)")
+	limit := fs.Int("limit", 0, "at most N entries printed (0: all)")
+	var f auditFilter
+	fs.StringVar(&f.agent, "agent", "", "only this agent's entries")
+	since := fs.String("since", "", "only entries since a duration ago (90m, 24h) or a time (RFC 3339)")
+	fs.StringVar(&f.decision, "decision", "", "only decisions: allow, deny, or a status (approved, denied, expired, ...)")
+	fs.StringVar(&f.by, "by", "", "only entries decided by a person, rule, Always rule or mode whose name contains this")
 	if _, code, ok := parseFlags(e, fs, args, 0); !ok {
 		return code
+	}
+	if *since != "" {
+		t, err := parseSince(*since, time.Now())
+		if err != nil {
+			fmt.Fprintf(e.stderr, "approvalbot audit: bad --since %q: want a duration (90m, 24h) or an RFC 3339 time\n", *since)
+			return exitUsage
+		}
+		f.since = t
 	}
 	if *limit < 0 {
 		fmt.Fprintln(e.stderr, "approvalbot audit: --limit must not be negative")
@@ -50,30 +66,30 @@ func runAudit(ctx context.Context, e *env, args []string) int {
 		enc = json.NewEncoder(e.stdout)
 	} else {
 		tw = tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SEQ\tTIME\tEVENT\tAPPROVAL\tAGENT\tTOOL\tSTATUS\tBY\tDETAIL")
+		fmt.Fprintln(tw, "SEQ\tTIME\tEVENT\tAPPROVAL\tAGENT\tTOOL\tSTATUS\tDECIDED BY\tDETAIL")
 	}
 	seq, printed := *after, 0
 	for *limit == 0 || printed < *limit {
-		page := auditPage
-		if *limit > 0 {
-			page = min(page, *limit-printed)
-		}
-		entries, err := c.Audit(ctx, seq, page)
+		entries, err := c.Audit(ctx, seq, auditPage)
 		if err != nil {
 			return clientFailed(e, "audit", c, err)
 		}
 		for _, en := range entries {
+			seq = en.Seq
+			if !f.match(en) || *limit > 0 && printed >= *limit {
+				continue
+			}
+			printed++
 			if enc != nil {
-				if err := enc.Encode(en); err != nil {
+				kind, which := en.Decider()
+				if err := enc.Encode(auditJSON{AuditEntry: en, DeciderKind: kind, Decider: which}); err != nil {
 					return exitFailure
 				}
 			} else {
 				printAuditEntry(tw, en)
 			}
-			seq = en.Seq
 		}
-		printed += len(entries)
-		if len(entries) < page {
+		if len(entries) < auditPage {
 			break
 		}
 	}
@@ -92,5 +108,48 @@ func printAuditEntry(tw *tabwriter.Writer, en gate.AuditEntry) {
 	}
 	fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", en.Seq, en.Time.UTC().Format("2006-01-02 15:04:05"),
 		cell(en.Event, 16), cell(en.ApprovalID, 40), cell(en.Agent, 20), cell(en.Tool, 24), cell(status, 24),
-		cell(en.By, 24), cell(en.Detail, 60))
+		cell(deciderText(en), 40), cell(en.Detail, 60))
+}
+
+// auditJSON is an audit entry as --json prints it: with what decided.
+type auditJSON struct {
+	gate.AuditEntry
+	DeciderKind string `json:"decider_kind,omitempty"` // person, rule, always, mode, memory, timeout, agent, expiry
+	Decider     string `json:"decider,omitempty"`      // which one: a name, a rule, a pattern, a mode
+}
+
+// deciderText is "person ana", "rule rules.jsonc:3 Bash: ls *", "mode strict", ...
+func deciderText(en gate.AuditEntry) string {
+	kind, which := en.Decider()
+	return strings.TrimSpace(kind + " " + which)
+}
+
+// auditFilter selects audit entries.
+type auditFilter struct {
+	agent, decision, by string
+	since               time.Time
+}
+
+func (f auditFilter) match(en gate.AuditEntry) bool {
+	switch {
+	case f.agent != "" && en.Agent != f.agent:
+		return false
+	case !f.since.IsZero() && en.Time.Before(f.since):
+		return false
+	case f.decision != "" && string(en.Decision) != f.decision && string(en.Status) != f.decision:
+		return false
+	case f.decision != "" && en.Decision == "":
+		return false
+	case f.by != "" && !strings.Contains(strings.ToLower(deciderText(en)), strings.ToLower(f.by)):
+		return false
+	}
+	return true
+}
+
+// parseSince reads --since: a duration before now, or an RFC 3339 time.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Parse(time.RFC3339, s)
 }
