@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"approvalbot/api"
 	"approvalbot/gate"
 	"approvalbot/gate/gatetest"
 )
@@ -16,9 +14,7 @@ import (
 // says what decided it (a rule and which, an Always rule and its pattern,
 // a mode, a person); --agent, --decision, --by and --since select.
 func TestAuditFilters(t *testing.T) {
-	env := gatetest.New(t, gatetest.Options{})
-	ts := httptest.NewServer(api.NewServer(api.Config{AdminTokens: map[string]string{cliAdminToken: "ana"}}, env.G, nil))
-	t.Cleanup(ts.Close)
+	env, url := realDaemon(t)
 	ctx := context.Background()
 	submit := func(c gate.Call) *gate.Approval {
 		a, err := env.G.Submit(ctx, c)
@@ -27,8 +23,8 @@ func TestAuditFilters(t *testing.T) {
 		}
 		return a
 	}
-	submit(gatetest.Bash("ls -la"))    // allowed by a rule
-	submit(gatetest.Bash("rm -rf /"))  // denied by a rule
+	submit(gatetest.Bash("ls -la"))   // allowed by a rule
+	submit(gatetest.Bash("rm -rf /")) // denied by a rule
 	a := submit(gatetest.Bash("npm test"))
 	if _, err := env.G.Decide(ctx, a.ID, gate.Decision{Approve: true, Always: true, By: "ana", Via: "cli"}); err != nil {
 		t.Fatal(err)
@@ -41,7 +37,7 @@ func TestAuditFilters(t *testing.T) {
 	}
 	submit(other) // denied by strict mode
 
-	code, out, errs := run(t, ts.URL, cliAdminToken, "audit", "--json")
+	code, out, errs := run(t, url, cliAdminToken, "audit", "--json")
 	if code != exitOK {
 		t.Fatalf("audit: %d %q", code, errs)
 	}
@@ -71,7 +67,7 @@ func TestAuditFilters(t *testing.T) {
 
 	lines := func(args ...string) []string {
 		t.Helper()
-		code, out, errs := run(t, ts.URL, cliAdminToken, append([]string{"audit", "--json"}, args...)...)
+		code, out, errs := run(t, url, cliAdminToken, append([]string{"audit", "--json"}, args...)...)
 		if code != exitOK {
 			t.Fatalf("audit %v: %d %q", args, code, errs)
 		}
@@ -86,7 +82,7 @@ func TestAuditFilters(t *testing.T) {
 	if got := lines("--since", "2000-01-01T00:00:00Z", "--decision", "allow"); len(got) != 3 {
 		t.Errorf("--decision allow: %d entries, want 3 (ls, npm test by a person and by Always)", len(got))
 	}
-	if code, _, _ := run(t, ts.URL, cliAdminToken, "audit", "--since", "yesterday"); code != exitUsage {
+	if code, _, _ := run(t, url, cliAdminToken, "audit", "--since", "yesterday"); code != exitUsage {
 		t.Errorf("bad --since: %d", code)
 	}
 }
