@@ -98,6 +98,11 @@ func TestRepliesToGroupedView(t *testing.T) {
 	msg := h.notify(a1)
 	a2 := h.add("make two")
 	h.waitButton(msg, "✅ Approve all 2")
+	// The bot records what a message shows once the edit has landed (a
+	// reply never decides a call the message did not show yet).
+	gatetest.Eventually(t, "the view recorded", func() bool {
+		return strings.Contains(h.value(shownKey(testChat, msg)), `"batch"`)
+	})
 	u := h.srv.SendText(testChat, ana, "lgtm", msg)
 	if got := h.waitReply(u.Message.MessageID); !strings.Contains(got, "Approved 2 of 2") {
 		t.Errorf("reply %q", got)
