@@ -24,9 +24,12 @@ import (
 // claudeRunTimeout bounds each claude run.
 const claudeRunTimeout = 60 * time.Second
 
-// rules for the daemon: touch is allowed, mkdir denied, everything else asks.
+// rules for the daemon: touch is allowed (and so is the write it makes
+// inside the project, which the Write rules judge), mkdir denied,
+// everything else asks.
 const rules = `{
   "*": "ask",
+  "Write": { "*": "ask", "./*": "allow" },
   "Bash": { "*": "ask", "touch *": "allow", "mkdir *": "deny" }
 }`
 
