@@ -11,9 +11,11 @@ const maxSubscriberBacklog = 10000
 
 // subscriber is one Subscribe call: an unbounded-up-to-a-limit queue drained
 // into out by its own goroutine, so publishing never blocks the gate.
-// While its replay is read from the store (outside the gate's lock), live
-// events are held aside and merged after it (see replayed).
+// While its replay is read from the store, a page at a time by its own
+// goroutine, live events are held aside and merged after it (see
+// runReplay).
 type subscriber struct {
+	replay    func(ctx context.Context, after uint64) (Page, error) // nil: no replay
 	mu        sync.Mutex
 	queue     []Event
 	replaying bool
@@ -61,6 +63,9 @@ func (s *subscriber) close() {
 
 func (s *subscriber) run(ctx context.Context) {
 	defer close(s.out)
+	if s.replay != nil && !s.runReplay(ctx) {
+		return
+	}
 	for {
 		s.mu.Lock()
 		q := s.queue
@@ -93,11 +98,13 @@ func (s *subscriber) run(ctx context.Context) {
 // closed when ctx ends or the gate closes. A subscriber too slow to keep up
 // is dropped (its channel closed) rather than blocking the gate.
 //
-// The replay is read from the store outside the gate's lock, so a new
-// subscriber never stalls submits or decisions however much is pending:
-// live events from the moment of subscribing are held and merged after
-// the replay (see replayed), which keeps the promise that a subscriber
-// never sees "resolved" before "required" for one approval.
+// The replay is read from the store by the subscriber's own goroutine, a
+// page at a time as the consumer takes it, never under the gate's lock: a
+// new subscriber does not stall submits or decisions however much is
+// pending, and one that leaves early costs only the pages it read. Live
+// events from the moment of subscribing are held and merged after the
+// replay (see runReplay), which keeps the promise that a subscriber never
+// sees "resolved" before "required" for one approval.
 func (g *Gate) Subscribe(ctx context.Context) <-chan Event {
 	return g.subscribe(ctx, true)
 }
@@ -108,9 +115,17 @@ func (g *Gate) SubscribeLive(ctx context.Context) <-chan Event {
 	return g.subscribe(ctx, false)
 }
 
+// replayPage is the size of one replay read.
+const replayPage = 100
+
 func (g *Gate) subscribe(ctx context.Context, replay bool) <-chan Event {
 	s := newSubscriber()
-	s.replaying = replay
+	if replay {
+		s.replaying = true
+		s.replay = func(ctx context.Context, after uint64) (Page, error) {
+			return g.store.ListApprovalsPage(ctx, ListQuery{Status: StatusPending, After: after, Limit: replayPage, MaxBytes: DefaultPageBytes})
+		}
+	}
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
@@ -119,13 +134,6 @@ func (g *Gate) subscribe(ctx context.Context, replay bool) <-chan Event {
 	}
 	g.subs[s] = struct{}{}
 	g.mu.Unlock()
-	if replay {
-		pending, err := g.store.ListApprovals(ctx, StatusPending)
-		if err != nil && ctx.Err() == nil {
-			g.logger.Error("subscribe: list pending failed", "err", err)
-		}
-		s.replayed(pending)
-	}
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -140,32 +148,49 @@ func (g *Gate) subscribe(ctx context.Context, replay bool) <-chan Event {
 	return s.out
 }
 
-// replayed queues the replay (pending, read after the subscriber was
-// registered) followed by the live events held meanwhile: a held
-// "required" for an approval the replay has is a repeat and dropped; a
-// held "resolved" for an approval the subscriber was never told of
-// (decided before the read) is dropped too.
-func (s *subscriber) replayed(pending []*Approval) {
+// runReplay sends the pending approvals, read a page at a time after the
+// subscriber was registered, then queues the live events held meanwhile:
+// a held "required" for an approval the replay sent is a repeat and
+// dropped, and so is a held "resolved" for an approval the subscriber was
+// never told of (decided before its page was read). It reports false if
+// the subscriber ended.
+func (s *subscriber) runReplay(ctx context.Context) bool {
+	seen := map[string]bool{}
+	var after uint64
+	for {
+		page, err := s.replay(ctx, after)
+		if err != nil {
+			break // the live events still follow; a new subscription replays again
+		}
+		for _, a := range page.Approvals {
+			seen[a.ID] = true
+			select {
+			case s.out <- Event{Type: EventApprovalRequired, Approval: a}:
+			case <-ctx.Done():
+				return false
+			case <-s.stopped:
+				return false
+			}
+		}
+		if page.Next == 0 {
+			break
+		}
+		after = page.Next
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	seen := make(map[string]bool, len(pending))
-	q := make([]Event, 0, len(pending)+len(s.held))
-	for _, a := range pending {
-		seen[a.ID] = true
-		q = append(q, Event{Type: EventApprovalRequired, Approval: a})
-	}
-	inReplay := func(id string) bool { return seen[id] }
 	told := map[string]bool{}
+	q := make([]Event, 0, len(s.held)+len(s.queue))
 	for _, e := range s.held {
 		id := e.Approval.ID
 		switch e.Type {
 		case EventApprovalRequired:
-			if inReplay(id) {
+			if seen[id] {
 				continue
 			}
 			told[id] = true
 		case EventApprovalResolved:
-			if !inReplay(id) && !told[id] {
+			if !seen[id] && !told[id] {
 				continue
 			}
 		}
@@ -173,10 +198,7 @@ func (s *subscriber) replayed(pending []*Approval) {
 	}
 	s.queue = append(q, s.queue...)
 	s.held, s.replaying = nil, false
-	select {
-	case s.signal <- struct{}{}:
-	default:
-	}
+	return true
 }
 
 // publishLocked hands e to every subscriber; g.mu must be held.

@@ -109,8 +109,8 @@ func TestMaxStoredBytesPerAgent(t *testing.T) {
 	}
 }
 
-// slowList is a store whose ListApprovals waits until released, as a large
-// store's read does.
+// slowList is a store whose first page read waits until released, as a
+// large store's read does.
 type slowList struct {
 	gate.Store
 	started chan struct{}
@@ -118,11 +118,11 @@ type slowList struct {
 	once    sync.Once
 }
 
-func (s *slowList) ListApprovals(ctx context.Context, st gate.Status) ([]*gate.Approval, error) {
-	as, err := s.Store.ListApprovals(ctx, st)
+func (s *slowList) ListApprovalsPage(ctx context.Context, q gate.ListQuery) (gate.Page, error) {
+	p, err := s.Store.ListApprovalsPage(ctx, q)
 	s.once.Do(func() { close(s.started) })
 	<-s.release
-	return as, err
+	return p, err
 }
 
 // TestSubscribeReplayOutsideLock: while a subscriber's replay is read, the
@@ -139,12 +139,7 @@ func TestSubscribeReplayOutsideLock(t *testing.T) {
 	// A second gate on the same memstore, whose replay reads are slow.
 	slow := &slowList{Store: env.Store, started: make(chan struct{}), release: make(chan struct{})}
 	env2 := gatetest.New(t, gatetest.Options{Store: slow})
-	var ch <-chan gate.Event
-	subscribed := make(chan struct{})
-	go func() {
-		ch = env2.G.Subscribe(ctx)
-		close(subscribed)
-	}()
+	ch := env2.G.Subscribe(ctx)
 	<-slow.started
 	// The replay is being read: submits and decisions go on.
 	fresh := env2.Ask(t, gatetest.Bash("make fresh"))
@@ -152,7 +147,6 @@ func TestSubscribeReplayOutsideLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(slow.release)
-	<-subscribed
 	var got []string
 	want := []string{
 		"approval_required " + old.ID, "approval_required " + gone.ID, // the replay, read before the decision

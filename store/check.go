@@ -30,7 +30,7 @@ func checkFile(path string) error {
 	if err != nil {
 		return err
 	}
-	c := &fileChecker{f: f, size: fi.Size(), seen: map[uint64]bool{}}
+	c := &fileChecker{f: f, size: fi.Size()}
 	if c.size == 0 {
 		return nil // new file: bbolt initialises it
 	}
@@ -59,8 +59,8 @@ type fileChecker struct {
 	f        *os.File
 	size     int64
 	pageSize uint64
-	hwm      uint64 // pages below this id are in use or free
-	seen     map[uint64]bool
+	hwm      uint64   // pages below this id are in use or free
+	seen     []uint64 // a bit per page id below hwm: reached already
 }
 
 type boltMeta struct {
@@ -130,10 +130,16 @@ func (c *fileChecker) readPage(id uint64, wantFlags uint16) ([]byte, error) {
 	if id < 2 || id >= c.hwm {
 		return nil, fmt.Errorf("page %d: outside the %d pages in use", id, c.hwm)
 	}
-	hdr := make([]byte, pageHeaderSize)
-	if _, err := c.f.ReadAt(hdr, int64(id*c.pageSize)); err != nil {
+	// One read for the page (most have no overflow); the header is in it.
+	buf := make([]byte, c.pageSize)
+	n, err := c.f.ReadAt(buf, int64(id*c.pageSize))
+	if n < pageHeaderSize {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
 		return nil, fmt.Errorf("page %d: %w", id, err)
 	}
+	hdr := buf[:pageHeaderSize]
 	if got := ne.Uint64(hdr); got != id {
 		return nil, fmt.Errorf("page %d: header says page %d", id, got)
 	}
@@ -145,14 +151,21 @@ func (c *fileChecker) readPage(id uint64, wantFlags uint16) ([]byte, error) {
 	if id+overflow >= c.hwm {
 		return nil, fmt.Errorf("page %d: %d overflow pages run past the %d pages in use", id, overflow, c.hwm)
 	}
+	if c.seen == nil {
+		c.seen = make([]uint64, c.hwm/64+1)
+	}
 	for p := id; p <= id+overflow; p++ {
-		if c.seen[p] {
+		if c.seen[p/64]&(1<<(p%64)) != 0 {
 			return nil, fmt.Errorf("page %d: reached twice (a cycle or a shared page)", p)
 		}
-		c.seen[p] = true
+		c.seen[p/64] |= 1 << (p % 64)
 	}
-	buf := make([]byte, (overflow+1)*c.pageSize)
-	if _, err := c.f.ReadAt(buf, int64(id*c.pageSize)); err != nil && err != io.EOF {
+	if overflow > 0 {
+		buf = make([]byte, (overflow+1)*c.pageSize)
+		if _, err := c.f.ReadAt(buf, int64(id*c.pageSize)); err != nil && err != io.EOF {
+			return nil, fmt.Errorf("page %d: %w", id, err)
+		}
+	} else if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("page %d: %w", id, err)
 	}
 	return buf, nil

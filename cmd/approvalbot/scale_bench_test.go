@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,7 +13,6 @@ import (
 
 	"approvalbot/api"
 	"approvalbot/gate"
-	"approvalbot/store"
 )
 
 // rssKB reads a process's resident set size from /proc.
@@ -72,34 +70,10 @@ func BenchmarkPendingMemory(b *testing.B) {
 //
 //	go test -run x -bench Startup10k -benchtime 3x ./cmd/approvalbot
 func BenchmarkStartup10k(b *testing.B) {
-	dir := b.TempDir()
-	st, err := store.Open(filepath.Join(dir, "approvalbot.db"), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	// Realistic approvals (about 2 KB each, with the whole evaluation).
+	dir := seedDir(b, 10000)
 	ctx := context.Background()
-	now := time.Now()
-	// One transaction per approval is fsync-bound (~0.6 ms each); fill in
-	// parallel so the setup stays short.
-	var wg sync.WaitGroup
-	for w := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < 10000; i += 8 {
-				input, _ := json.Marshal(map[string]string{"command": fmt.Sprintf("make target-%d", i)})
-				a := &gate.Approval{ID: fmt.Sprintf("seed%012d", i), Status: gate.StatusPending, Agent: "claude",
-					Tool: "Bash", Input: input, Digest: "d", IdempotencyKey: fmt.Sprintf("k%d", i),
-					Evaluation: gate.Evaluation{Decision: gate.Ask}, CreatedAt: now, Deadline: now.Add(time.Hour)}
-				if _, err := st.CreateApproval(ctx, a); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	st.Close()
+	binary(b) // built before the clock starts
 	b.ResetTimer()
 	for range b.N {
 		addr := freeAddr(b)
