@@ -16,13 +16,21 @@ const maxListed = 30
 
 const commandUsage = "Usage: `/approvalbot pending` · `/approvalbot rules [AGENT]` · `/approvalbot revoke RULE_ID` · `/approvalbot mode AGENT interactive|strict|approve_all`"
 
+// msgReadNotAllowed refuses a read command to a non-approver or outside
+// the approvals channel: the pending list carries the agents' commands.
+const msgReadNotAllowed = "Only approvers can list pending calls and rules, and only in the approvals channel."
+
 // command answers a /approvalbot slash command; the text is shown only to
-// the user who typed it. Reading is open to the channel; changes need an
-// approver.
+// the user who typed it. Reading (pending, rules) needs an approver in the
+// configured channel; changes need an approver.
 func (b *Bot) command(ctx context.Context, cmd *slack.SlashCommand) string {
 	args := strings.Fields(cmd.Text)
 	if len(args) == 0 {
 		return commandUsage
+	}
+	if verb := strings.ToLower(args[0]); (verb == "pending" || verb == "rules") &&
+		(!b.isApprover(cmd.UserID) || cmd.ChannelID != b.cfg.Channel) {
+		return msgReadNotAllowed
 	}
 	switch strings.ToLower(args[0]) {
 	case "pending":

@@ -435,8 +435,9 @@ func TestSlashCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	channel := chanID
 	cmd := func(user, text string) string {
-		id, err := e.fs.SendSlashCommand(map[string]any{"command": "/approvalbot", "text": text, "user_id": user, "channel_id": chanID})
+		id, err := e.fs.SendSlashCommand(map[string]any{"command": "/approvalbot", "text": text, "user_id": user, "channel_id": channel})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -454,8 +455,10 @@ func TestSlashCommands(t *testing.T) {
 		return ans.Text
 	}
 	tests := []struct{ user, text, want string }{
-		{strangerID, "pending", a.ID + " — claude wants to run Bash: rm -rf build"},
-		{strangerID, "rules", r.ID + " — claude Bash: &lt;!channel&gt; ls"},
+		{strangerID, "pending", "Only approvers"},
+		{strangerID, "rules", "Only approvers"},
+		{approverID, "pending", a.ID + " — claude wants to run Bash: rm -rf build"},
+		{approverID, "rules", r.ID + " — claude Bash: &lt;!channel&gt; ls"},
 		{strangerID, "revoke " + r.ID, "not allowed"},
 		{strangerID, "mode claude strict", "not allowed"},
 		{approverID, "mode claude sloppy", "Unknown mode"},
@@ -471,6 +474,13 @@ func TestSlashCommands(t *testing.T) {
 	}
 	if m, _ := e.g.Mode(e.ctx, "claude"); m != gate.ModeStrict {
 		t.Error("mode not set")
+	}
+	// An approver, but in another channel (or a DM): nothing is listed.
+	channel = "C0RANDOM"
+	for _, text := range []string{"pending", "rules"} {
+		if got := cmd(approverID, text); !strings.Contains(got, "Only approvers") {
+			t.Errorf("approver's %q from another channel = %q, want a refusal", text, got)
+		}
 	}
 }
 
