@@ -447,6 +447,14 @@ func (s *evalState) evalPaths() {
 		pt := part{v: Verdict{Kind: "path", Subject: raw}}
 		s.judgePath(&pt, s.c.Tool, raw, s.kind)
 		s.parts = append(s.parts, pt)
+		if contentSearchTools[s.c.Tool] && pt.v.Decision != Deny {
+			// A content search reads every file below its path: judged as
+			// a recursive read, as `grep -r` in a shell would be.
+			if ps, ok := resolvePath(raw, s.cwd, s.p.home); ok {
+				_, hasGlob, _ := rawString(in.Glob)
+				s.judgeReadAs(&shell.Read{Path: ps.raw, Recursive: true, SkipHidden: !hasGlob, By: s.c.Tool}, s.c.Tool)
+			}
+		}
 	}
 }
 

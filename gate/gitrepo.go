@@ -18,8 +18,11 @@ func gitRepoHazard(dir string) string {
 			}
 			return "git would follow " + filepath.Join(d, ".git") + " (not a directory) to another repository"
 		}
-		if regular(filepath.Join(d, "HEAD")) && directory(filepath.Join(d, "objects")) && directory(filepath.Join(d, "refs")) {
-			return "git would use " + d + " as a bare repository (its config can run programs)"
+		if regular(filepath.Join(d, "HEAD")) && (directory(filepath.Join(d, "objects")) && directory(filepath.Join(d, "refs")) ||
+			exists(filepath.Join(d, "commondir"))) {
+			// A bare repository, or one whose objects and refs are in the
+			// directory its commondir file names.
+			return "git would use " + d + " as a repository (its config can run programs)"
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -32,6 +35,11 @@ func gitRepoHazard(dir string) string {
 func regular(p string) bool {
 	fi, err := os.Lstat(p)
 	return err == nil && fi.Mode().IsRegular()
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 func directory(p string) bool {

@@ -37,6 +37,10 @@ var defaultToolKinds = map[string]ToolKind{
 	"str_replace_editor": KindWrite, "str_replace_based_edit_tool": KindWrite,
 }
 
+// contentSearchTools read every file below their path (ripgrep-like:
+// hidden files left out unless a glob brings them back).
+var contentSearchTools = map[string]bool{"Grep": true, "grep": true, "search_file_content": true}
+
 // searchTools are read tools whose path is optional and defaults to the
 // call's cwd (Claude Code's Glob/Grep/LS, opencode's glob/grep/list, ...).
 var searchTools = map[string]bool{
@@ -92,6 +96,9 @@ type toolInput struct {
 	Content   json.RawMessage // content
 	NewSource json.RawMessage // new_source
 	Edits     json.RawMessage // edits
+	// A search tool's file filter (Claude Code's Grep glob, ...): it can
+	// bring hidden files back into a search.
+	Glob json.RawMessage // glob
 }
 
 // field returns where the value of the known top-level key name goes, or
@@ -130,13 +137,15 @@ func (in *toolInput) field(name []byte) *json.RawMessage {
 		return &in.NewSource
 	case "edits":
 		return &in.Edits
+	case "glob":
+		return &in.Glob
 	}
 	return nil
 }
 
 // knownFields are the keys toolInput reads, for the case-variant check.
 var knownFields = []string{"command", "cmd", "workdir", "file_path", "path", "notebook_path", "filePath",
-	"absolute_path", "input", "patch", "patchText", "old_string", "new_string", "content", "new_source", "edits"}
+	"absolute_path", "input", "patch", "patchText", "old_string", "new_string", "content", "new_source", "edits", "glob"}
 
 // decodeInput parses a tool input object with exact keys (see scanInput).
 // An empty input is the empty object; anything else scanInput refuses is

@@ -17,7 +17,11 @@ import (
 const ReadTool = "Read"
 
 // judgeRead judges one file a shell line reads, by the Read tool's rules.
-func (s *evalState) judgeRead(r *shell.Read) {
+func (s *evalState) judgeRead(r *shell.Read) { s.judgeReadAs(r, ReadTool) }
+
+// judgeReadAs judges a read by the rules of tool (a search tool's own
+// rules judge the files it searches).
+func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 	pt := part{v: Verdict{Kind: "read", Subject: r.Path}}
 	defer func() { s.parts = append(s.parts, pt) }()
 	if r.Dynamic || strings.Contains(r.Path, shell.Dyn) {
@@ -25,7 +29,7 @@ func (s *evalState) judgeRead(r *shell.Read) {
 		s.uncertain(&pt, "not understood: "+r.By+" reads a file only known at run time")
 		return
 	}
-	if !s.hasRules(ReadTool) {
+	if !s.hasRules(tool) {
 		// A rules file that says nothing about reading leaves reads to the
 		// rules of the command that reads; approvalbot's secrets stay denied.
 		pt.v.Subject = r.Path
@@ -43,7 +47,7 @@ func (s *evalState) judgeRead(r *shell.Read) {
 		return
 	}
 	if !r.Pattern && !r.Recursive {
-		s.judgePath(&pt, ReadTool, r.Path, KindRead)
+		s.judgePath(&pt, tool, r.Path, KindRead)
 		return
 	}
 	if dotDotAfterName(r.Path) {
@@ -80,13 +84,13 @@ func (s *evalState) judgeRead(r *shell.Read) {
 		return
 	}
 	if !s.c.Remote {
-		if files, ok := listMatches(r.Path, r.Recursive, r.FollowLinks); ok {
+		if files, ok := listMatches(r.Path, r.Recursive, r.FollowLinks, r.SkipHidden); ok {
 			if len(r.Include) > 0 && isDir(r.Path) {
 				// Files named on the command line are read whatever
 				// rg -g says; the filter applies to what a walk finds.
 				files = included(files, r.Include)
 			}
-			s.judgeMatches(&pt, r, files)
+			s.judgeMatches(&pt, r, files, tool)
 			return
 		}
 	}
@@ -94,7 +98,7 @@ func (s *evalState) judgeRead(r *shell.Read) {
 		s.uncertain(&pt, "not understood: `"+r.Path+"` may name a file that "+r.By+" would take as an option")
 		return
 	}
-	ref, why := s.judgePattern(ReadTool, r.Path, r.Recursive)
+	ref, why := s.judgePattern(tool, r.Path, r.Recursive)
 	pt.ref = ref
 	pt.v.Decision, pt.v.Reason = ref.Action, why
 	if ref.Action == Ask {
@@ -117,7 +121,7 @@ func (s *evalState) hasRules(tool string) bool {
 
 // judgeMatches judges a pattern or recursive read by the files it names
 // on disk now: the strictest of their judgements.
-func (s *evalState) judgeMatches(pt *part, r *shell.Read, files []string) {
+func (s *evalState) judgeMatches(pt *part, r *shell.Read, files []string, tool string) {
 	pt.ref = RuleRef{Layer: LayerDefault, Action: Allow}
 	pt.v.Decision = Allow
 	pt.v.Reason = fmt.Sprintf("every file it names now (%d) is allowed", len(files))
@@ -128,7 +132,7 @@ func (s *evalState) judgeMatches(pt *part, r *shell.Read, files []string) {
 			return
 		}
 		var one part
-		s.judgePath(&one, ReadTool, f, KindRead)
+		s.judgePath(&one, tool, f, KindRead)
 		switch {
 		case one.v.Decision == Deny:
 			// A pattern that names a denied file asks: a person may see
@@ -179,7 +183,7 @@ const maxListed = 20000
 // listMatches returns the files on disk that a pathname pattern (or every
 // file below a directory, when recursive) names; ok is false when they
 // cannot be listed (no such directory here, too many entries).
-func listMatches(pattern string, recursive, follow bool) ([]string, bool) {
+func listMatches(pattern string, recursive, follow, skipHidden bool) ([]string, bool) {
 	if !filepath.IsAbs(pattern) {
 		return nil, false
 	}
@@ -211,7 +215,7 @@ func listMatches(pattern string, recursive, follow bool) ([]string, bool) {
 		// Walk the directory the link leads to: the files are judged where
 		// they are. The pattern below the prefix is matched from there.
 		rest := strings.TrimPrefix(pattern, prefix)
-		return listMatches(real+rest, recursive, follow)
+		return listMatches(real+rest, recursive, follow, skipHidden)
 	}
 	if !info.IsDir() {
 		if intersects(toks, literalToks(prefix)) || recursive && prefix == filepath.Clean(pattern) {
@@ -229,6 +233,12 @@ func listMatches(pattern string, recursive, follow bool) ([]string, bool) {
 		n++
 		if n > maxListed {
 			return errTooMany
+		}
+		if skipHidden && p != prefix && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 && recursive {
 			if follow {
@@ -313,7 +323,7 @@ func (s *evalState) judgePattern(tool, pattern string, recursive bool) (RuleRef,
 			ref := r.ref
 			allow = &ref
 		}
-		if universal(r.pattern.src) {
+		if universal(r.pattern.src) || s.coversAll(r, pattern) {
 			covered = true
 			break
 		}
@@ -322,6 +332,25 @@ func (s *evalState) judgePattern(tool, pattern string, recursive bool) (RuleRef,
 		return RuleRef{Layer: LayerDefault, Action: Ask}, "no rule covers every file `" + pattern + "` may name"
 	}
 	return *allow, "allowed by " + RefString(*allow) + " (every file `" + pattern + "` may name)"
+}
+
+// coversAll reports whether rule r matches every path below (or named by)
+// pattern: `./*` for a pattern inside the cwd, or a literal directory
+// followed by `*`.
+func (s *evalState) coversAll(r *rule, pattern string) bool {
+	src := r.pattern.src
+	if r.pattern.dotSlash {
+		if s.cwd == "" {
+			return false
+		}
+		src = glob0(s.cwd) + src[1:]
+	}
+	prefix, ok := strings.CutSuffix(src, "*")
+	if !ok || hasMeta(prefix) || !strings.HasSuffix(prefix, "/") {
+		return false
+	}
+	dir := strings.TrimSuffix(prefix, "/")
+	return pattern == dir || strings.HasPrefix(pattern, prefix)
 }
 
 // universal reports a pattern that matches every path.

@@ -122,6 +122,21 @@ func TestRedTeamRound2(t *testing.T) {
 		`head ~/.kube/../.kube/c*`,
 		`rg --iglob '*.KEY' KEYSECRET`,
 		`rg -g '*.go' SECRET x.key`,
+		// round 4
+		`uniq +0 main.go /tmp/pwned`,
+		`uniq +0 main.go ~/.claude/settings.json`,
+		`uniq +0 cfg .git/config`,
+		`tail -100c x.key`,
+		`head -100c ~/.kube/config`,
+		`tail -9c ~/.local/share/approvalbot/approver.token`,
+		`head -99c /proc/self/environ`,
+		`diff --from-file=../.kube sub/config`,
+		`diff -a --from-file=/proc/self sub/environ`,
+		`diff -N --from-file=. sub`,
+		`rg '-g=*.key' KEYSECRET`,
+		`rg -g=config KUBE ../.kube`,
+		`sort --check x.key`,
+		`diff -rN sub empty`,
 	}
 	for _, line := range lines {
 		in, _ := json.Marshal(map[string]string{"command": line})
@@ -188,6 +203,10 @@ func TestGitForeignRepository(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(bare, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	linked := filepath.Join(cwd, "sub", "b")
+	os.MkdirAll(linked, 0o755)
+	os.WriteFile(filepath.Join(linked, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.WriteFile(filepath.Join(linked, "commondir"), []byte("../x\n"), 0o644)
 	other := filepath.Join(cwd, "other")
 	os.MkdirAll(other, 0o755)
 	os.WriteFile(filepath.Join(other, ".git"), []byte("gitdir: ../sub/x\n"), 0o644)
@@ -199,11 +218,37 @@ func TestGitForeignRepository(t *testing.T) {
 		{"git -C sub/x status", gate.Ask},
 		{"cd sub/x && git status", gate.Ask},
 		{"cd other && git log", gate.Ask},
+		{"cd sub/b && git show HEAD", gate.Ask},
 	} {
 		in, _ := json.Marshal(map[string]string{"command": tt.line})
 		ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{})
 		if ev.Decision != tt.want || tt.want == gate.Ask && !ev.Uncertain {
 			t.Errorf("%s: %s uncertain=%v (%s), want %s", tt.line, ev.Decision, ev.Uncertain, ev.Reason, tt.want)
+		}
+	}
+}
+
+// TestSearchToolsReadTrees: an agent's own content search (Claude Code's
+// Grep) reads every file below its path, like grep -r; hidden files are
+// left out unless a glob brings them back (ripgrep's default).
+func TestSearchToolsReadTrees(t *testing.T) {
+	home, cwd := everydayTree(t)
+	p := everydayPolicy(t, home)
+	if err := os.WriteFile(filepath.Join(cwd, "prod.key"), []byte("K"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		input string
+		want  gate.Action
+	}{
+		{`{"pattern":"TODO","path":"src"}`, gate.Allow},
+		{`{"pattern":"TODO"}`, gate.Ask}, // prod.key is in the tree
+		{`{"pattern":"SECRET","path":"` + home + `"}`, gate.Deny},
+		{`{"pattern":"SECRET","path":"docs","glob":"*"}`, gate.Allow},
+	} {
+		ev := p.Evaluate(gate.Call{Tool: "Grep", Input: json.RawMessage(tt.input), Cwd: cwd}, gate.Env{})
+		if ev.Decision != tt.want {
+			t.Errorf("Grep %s: %s (%s), want %s", tt.input, ev.Decision, ev.Reason, tt.want)
 		}
 	}
 }

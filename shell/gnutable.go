@@ -5,9 +5,11 @@ package shell
 // short options with an optional attached argument, and long options
 // (`name=` takes an argument, `name?` an optional one after `=`). It was
 // taken from each program's --help on Debian 12 (coreutils 9.1, grep 3.8,
-// sed 4.9, file 5.44) with testdata/optgen.py, then checked by hand.
+// sed 4.9, file 5.44) with testdata/optgen.py, then checked by hand (sort
+// --check[=X] and du --time[=X] take an optional value, file --parameter a
+// required one, which --help does not show).
 const gnuTable = `
-sort	CMRVbcdfghimnrsuz	STkot		batch-size= buffer-size= check= compress-program= debug dictionary-order field-separator= files0-from= general-numeric-sort help human-numeric-sort ignore-case ignore-leading-blanks ignore-nonprinting key= merge month-sort numeric-sort output= parallel= random-sort random-source= reverse sort= stable temporary-directory= unique version version-sort zero-terminated
+sort	CMRVbcdfghimnrsuz	STkot		batch-size= buffer-size= check? compress-program= debug dictionary-order field-separator= files0-from= general-numeric-sort help human-numeric-sort ignore-case ignore-leading-blanks ignore-nonprinting key= merge month-sort numeric-sort output= parallel= random-sort random-source= reverse sort= stable temporary-directory= unique version version-sort zero-terminated
 ls	1ABCDFGHLNQRSUXZabcdfghiklmnopqrstuvx	ITw		all almost-all author block-size= classify? color? context dereference dereference-command-line dereference-command-line-symlink-to-dir directory dired escape file-type format= full-time group-directories-first help hide= hide-control-chars human-readable hyperlink? ignore= ignore-backups indicator-style= inode kibibytes literal no-group numeric-uid-gid quote-name quoting-style= recursive reverse show-control-chars si size sort= tabsize= time= time-style= version width= zero
 head	qvz	cn		bytes= help lines= quiet silent verbose version zero-terminated
 tail	Ffqvz	cns		bytes= follow? help lines= max-unchanged-stats= pid= quiet retry silent sleep-interval= verbose version zero-terminated
@@ -15,7 +17,7 @@ wc	Lclmw			bytes chars files0-from= help lines max-line-length version words
 cat	AETbenstuv			help number number-nonblank show-all show-ends show-nonprinting show-tabs squeeze-blank version
 cut	Mnsz	bcdf		bytes= characters= complement delimiter= fields= help only-delimited output-delimiter= version zero-terminated
 tr	Ccdst			complement delete help squeeze-repeats truncate-set1 version
-du	0DHLPSabchklmsx	BXdt		all apparent-size block-size= bytes count-links dereference dereference-args exclude= exclude-from= files0-from= help human-readable inodes max-depth= no-dereference null one-file-system separate-dirs si summarize threshold= time= time-style= total version
+du	0DHLPSabchklmsx	BXdt		all apparent-size block-size= bytes count-links dereference dereference-args exclude-from= exclude= files0-from= help human-readable inodes max-depth= no-dereference null one-file-system separate-dirs si summarize threshold= time-style= time? total version
 df	HPTahiklv	Btx		all block-size= exclude-type= help human-readable inodes local no-sync output? portability print-type si sync total type= version
 stat	Lft	c		cached= dereference file-system format= help printf= terse version
 date	IRu	dfrs	I	date= debug file= help iso-8601? reference= resolution rfc-3339= rfc-email set= universal utc version
@@ -33,7 +35,7 @@ basename	az	s		help multiple suffix= version zero
 dirname	z			help version zero
 realpath	LPemqsz			canonicalize-existing canonicalize-missing help logical no-symlinks physical quiet relative-base= relative-to= strip version zero
 readlink	efmnqsvz			canonicalize canonicalize-existing canonicalize-missing help no-newline quiet silent verbose version zero
-file	0CLNSZbcdhiklnprsvz	FPefm		apple brief checking-printout compile debug dereference exclude= exclude-quiet= extension files-from= help keep-going list magic-file= mime mime-encoding mime-type no-buffer no-dereference no-pad no-sandbox parameter preserve-date print0 raw separator= special-files uncompress uncompress-noreport version
+file	0CLNSZbcdhiklnprsvz	FPefm		apple brief checking-printout compile debug dereference exclude-quiet= exclude= extension files-from= help keep-going list magic-file= mime mime-encoding mime-type no-buffer no-dereference no-pad no-sandbox parameter= preserve-date print0 raw separator= special-files uncompress uncompress-noreport version
 tac	br	s		before help regex separator= version
 comm	123z			check-order help nocheck-order output-delimiter= total version zero-terminated
 paste	sz	d		delimiters= help serial version zero-terminated

@@ -6,12 +6,14 @@ import (
 
 // progSpec is what the analyzer knows of one program's command line.
 type progSpec struct {
-	short    string          // short options without an argument
-	shortArg string          // short options with a required argument
-	shortOpt string          // short options with an optional, attached argument
-	long     map[string]byte // long option -> 0, '=' (required) or '?' (optional, after =)
-	abbrev   bool            // long options may be abbreviated to a unique prefix (getopt_long)
-	digits   bool            // -NUM is an option (grep -5, head -20)
+	short      string          // short options without an argument
+	shortArg   string          // short options with a required argument
+	shortOpt   string          // short options with an optional, attached argument
+	long       map[string]byte // long option -> 0, '=' (required) or '?' (optional, after =)
+	abbrev     bool            // long options may be abbreviated to a unique prefix (getopt_long)
+	digits     bool            // -NUM is an option (grep -5, head -20)
+	plusDigits bool            // +NUM is an option (uniq +2, tail +5)
+	eqShort    bool            // a short option's attached value may start with "=" (clap: rg -g=GLOB)
 	// danger maps an option ("-o", "--output") to why it asks.
 	danger map[string]string
 	// readOpt lists options whose value is a file the program reads;
@@ -79,7 +81,8 @@ func buildPrograms() map[string]*progSpec {
 	m["egrep"], m["fgrep"] = m["grep"], m["grep"]
 	// file prints what a magic file (-m) says of each operand: their content.
 	m["file"].operands = opRead
-	m["grep"].digits, m["head"].digits, m["tail"].digits = true, true, true
+	m["grep"].digits, m["head"].digits, m["tail"].digits, m["uniq"].digits = true, true, true, true
+	m["tail"].plusDigits, m["uniq"].plusDigits = true, true
 	d("sort", "-o", "writes a file (sort -o)", "--output", "writes a file (sort --output)",
 		"--compress-program", "runs a program (sort --compress-program)")
 	m["sort"].readOpt = set("--random-source")
@@ -130,6 +133,7 @@ func buildPrograms() map[string]*progSpec {
 		readOpt:   set("-f", "--file", "--ignore-file"),
 		operands:  opPatternRead,
 		recursive: set("*"),
+		eqShort:   true,
 	}
 	m["rg"].long["hostname-bin"] = '='
 	m["tree"] = &progSpec{short: "adfilpsugDFqNQrtcUvCASnxhRJX", shortArg: "LPIHTo", long: parseLongs(
@@ -202,6 +206,10 @@ func (p *progSpec) parseArgs(prog string, args []field) (opts []parsedOpt, opera
 		switch {
 		case s == "--":
 			return opts, append(operands, args[i+1:]...), ""
+		case p.plusDigits && len(s) > 1 && s[0] == '+' && s[1] >= '0' && s[1] <= '9':
+			// An obsolete +NUM option (uniq +2 skips characters, tail +5
+			// starts at a line): not an operand.
+			opts = append(opts, parsedOpt{name: s})
 		case len(s) < 2 || s[0] != '-':
 			operands = append(operands, f)
 		case s[1] == '-':
@@ -225,7 +233,9 @@ func (p *progSpec) parseArgs(prog string, args []field) (opts []parsedOpt, opera
 			}
 			opts = append(opts, o)
 		default:
-			if p.digits && isDigits(s[1:]) {
+			if p.digits && s[1] >= '0' && s[1] <= '9' {
+				// An obsolete -NUM (grep -5, head -20), maybe with unit
+				// letters (head -100c, tail -5l): one word, no value after.
 				opts = append(opts, parsedOpt{name: "-" + s[1:]})
 				continue
 			}
@@ -245,6 +255,9 @@ func (p *progSpec) parseArgs(prog string, args []field) (opts []parsedOpt, opera
 					o := parsedOpt{name: "-" + string(c), has: true}
 					if j+1 < len(s) {
 						o.val = field{s: s[j+1:]}
+						if p.eqShort && s[j+1] == '=' {
+							o.val = field{s: s[j+2:]} // rg -g=GLOB: the = is a separator
+						}
 					} else if i+1 < len(args) {
 						i++
 						o.val = args[i]
@@ -327,7 +340,8 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 			hazard = h
 		}
 		if p.readOpt[o.name] {
-			a.addRead(o.val, name+" "+o.name, false)
+			// diff --from-file=DIR reads DIR's files named like the operands.
+			a.addRead(o.val, name+" "+o.name, p.recursive["*"])
 		}
 		if p.listOpt[o.name] {
 			return "not understood: " + name + " " + o.name + " reads the files named in another file", hazard, true
@@ -349,8 +363,14 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 	}
 	switch p.operands {
 	case opRead:
+		mark := len(a.an.Reads)
 		for _, f := range operands {
 			a.addRead(f, name, recursive)
+		}
+		if name == "diff" {
+			for i := mark; i < len(a.an.Reads); i++ {
+				a.an.Reads[i].FollowLinks = true // diff follows links inside directories
+			}
 		}
 	case opReadWrite:
 		for i, f := range operands {

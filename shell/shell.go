@@ -113,6 +113,9 @@ type Read struct {
 	Pattern bool
 	// Recursive says every file below Path is read (grep -r, rg).
 	Recursive bool
+	// SkipHidden, for a Recursive read, leaves out names starting with "."
+	// (ripgrep's default, which agents' own search tools use).
+	SkipHidden bool
 	// FollowLinks, for a Recursive read, says symbolic links met below the
 	// directory are followed (grep -R, rg -L).
 	FollowLinks bool
