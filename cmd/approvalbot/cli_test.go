@@ -125,3 +125,20 @@ func TestRulesLint(t *testing.T) {
 		t.Errorf("missing file: exit %d", code)
 	}
 }
+
+// TestEveryCommandHelp: --help on every command exits 0 and says how to
+// use it; serve's lists every setting.
+func TestEveryCommandHelp(t *testing.T) {
+	for name := range commands() {
+		code, out, errs := runCLI(t, name, "--help")
+		if code != exitOK || !strings.Contains(out+errs, "usage: approvalbot "+name) {
+			t.Errorf("%s --help: exit %d\n%s%s", name, code, out, errs)
+		}
+	}
+	_, out, _ := runCLI(t, "serve", "--help")
+	for _, s := range []string{"APPROVALBOT_DATA_DIR", "APPROVALBOT_LISTEN", "APPROVALBOT_RULES", "APPROVALBOT_TIMEOUT", "APPROVALBOT_TELEGRAM_TOKEN"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("serve --help lacks %s:\n%s", s, out)
+		}
+	}
+}

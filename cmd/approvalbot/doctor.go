@@ -34,7 +34,14 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	health := fs.Bool("health", false, "only check that the daemon at APPROVALBOT_URL is healthy (for container health checks)")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+	fs.Usage = func() {
+		fmt.Fprintln(e.stdout, "usage: approvalbot doctor [--health]\n\nChecks the settings, the rules file, the data dir, the daemon and the chat frontends, each with a fix.")
+		fs.SetOutput(e.stdout)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	} else if err != nil || fs.NArg() > 0 {
 		fmt.Fprintln(e.stderr, "usage: approvalbot doctor [--health]")
 		return exitUsage
 	}

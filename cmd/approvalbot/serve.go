@@ -7,12 +7,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"approvalbot/api"
@@ -31,7 +34,8 @@ const shutdownGrace = 5 * time.Second
 
 func runServe(ctx context.Context, e *env, args []string) int {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprintln(e.stdout, "usage: approvalbot serve   (settings from APPROVALBOT_* environment variables; see README.md)")
+		fmt.Fprintln(e.stdout, "usage: approvalbot serve\n\nRuns the daemon. Its settings come from the environment (README.md, Settings):")
+		printSettings(e.stdout)
 		return exitOK
 	}
 	if len(args) > 0 {
@@ -111,6 +115,27 @@ func loadPolicy(s config.Settings, home string) (*gate.Policy, error) {
 	spec.Secrets = append(spec.Secrets, s.DataDir)
 	spec.Home = home
 	return gate.Compile(spec)
+}
+
+// printSettings lists every APPROVALBOT_* setting with its default and
+// description, from the same struct tags the README table is checked
+// against.
+func printSettings(w io.Writer) {
+	st := reflect.TypeOf(config.Settings{})
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	for i := range st.NumField() {
+		f := st.Field(i)
+		name := f.Tag.Get("envconfig")
+		if name == "" {
+			continue
+		}
+		def := f.Tag.Get("default")
+		if def == "" {
+			def = "-"
+		}
+		fmt.Fprintf(tw, "  %s_%s\t%s\t%s\n", config.Prefix, name, def, f.Tag.Get("desc"))
+	}
+	tw.Flush()
 }
 
 // rulesWarnings lints the rules file in settings (or the defaults); nil
