@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
-	"os"
 	"time"
 	"unicode/utf8"
 
@@ -105,17 +104,14 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string, npos int) (pos []string
 	return pos, exitOK, true
 }
 
-// defaultBy names the person deciding from this terminal: $USER@hostname,
-// else "cli".
+// defaultBy names the person deciding from this terminal as watch does:
+// "$USER (cli)", else "cli".
 func defaultBy(e *env) string {
 	user := e.getenv("USER")
 	if user == "" {
 		return "cli"
 	}
-	if host, err := os.Hostname(); err == nil && host != "" {
-		return user + "@" + host
-	}
-	return user
+	return user + " (cli)"
 }
 
 // cell makes agent-controlled text safe and short for one table cell.

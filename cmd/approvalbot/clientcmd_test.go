@@ -106,7 +106,7 @@ func TestApproveDenyCommands(t *testing.T) {
 		t.Fatalf("deny: %d %q %q", code, out, errs)
 	}
 	got, _ = d.fake.Get(ctx, b.ID)
-	if got.Status != gate.StatusDeniedStop || got.Reason != "not on main" || !strings.HasPrefix(got.DecidedBy, "ana (ana@") {
+	if got.Status != gate.StatusDeniedStop || got.Reason != "not on main" || got.DecidedBy != "ana (ana (cli))" {
 		t.Fatalf("denied: %+v", got)
 	}
 	if code, _, errs := run(t, d.url, cliAdminToken, "approve", "nope"); code != exitFailure || !strings.Contains(errs, "no such approval") {
