@@ -34,6 +34,7 @@ func TestRulesReloadSameSizeAndMtime(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := config.Settings{DataDir: filepath.Join(dir, "data"), Rules: rules}
+	stamp := fileStamp(rules) // as serve does, before the load
 	p, err := loadPolicy(s, "")
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +48,7 @@ func TestRulesReloadSameSizeAndMtime(t *testing.T) {
 	defer g.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); watchRules(ctx, s, "", g, time.Millisecond, slog.New(slog.DiscardHandler)) }()
+	go func() { defer close(done); watchRules(ctx, s, "", g, stamp, time.Millisecond, slog.New(slog.DiscardHandler)) }()
 	defer func() { cancel(); <-done }()
 
 	echo := gate.Call{Agent: "a", Tool: "Bash", Input: json.RawMessage(`{"command":"echo hi"}`), Cwd: dir}

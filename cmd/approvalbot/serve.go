@@ -164,6 +164,8 @@ func invert(m map[string]string) map[string]string {
 
 func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) error {
 	home, _ := os.UserHomeDir()
+	// Stamped before the load: an edit from here on is seen by watchRules.
+	rulesStamp := fileStamp(s.Rules)
 	policy, err := loadPolicy(s, home)
 	if err != nil {
 		return usageError{fmt.Errorf("load rules: %w", err)}
@@ -217,7 +219,7 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 		return fmt.Errorf("start gate: %w", err)
 	}
 	go metrics.Consume(runCtx, g)
-	go watchRules(runCtx, s, home, g, rulesPollInterval, logger)
+	go watchRules(runCtx, s, home, g, rulesStamp, rulesPollInterval, logger)
 
 	// Handlers see runCtx, so shutdown ends open long-polls at once instead
 	// of waiting for their approvals.
@@ -288,14 +290,14 @@ func rulesName(s config.Settings) string {
 	return s.Rules
 }
 
-// watchRules re-reads the rules file when its content changes (checked
-// every interval). A broken file keeps the last good rules and says so
+// watchRules re-reads the rules file when its content differs from the
+// stamp last (taken before the rules in force were loaded), checked every
+// interval. A broken file keeps the last good rules and says so
 // loudly: log and /healthz.
-func watchRules(ctx context.Context, s config.Settings, home string, g *gate.Gate, interval time.Duration, logger *slog.Logger) {
+func watchRules(ctx context.Context, s config.Settings, home string, g *gate.Gate, last string, interval time.Duration, logger *slog.Logger) {
 	if s.Rules == "" {
 		return
 	}
-	last := fileStamp(s.Rules)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
