@@ -85,6 +85,8 @@ type evalState struct {
 	whole    string
 	outside  bool
 	outPaths []string
+	// gitRepos memoizes gitRepoHazard per directory within one call.
+	gitRepos map[string]string
 }
 
 // part is one judged piece of a call.
@@ -290,7 +292,15 @@ func (s *evalState) judgeCommand(cmd *shell.Command) {
 	}
 	if !s.c.Remote && len(cmd.Argv) > 0 && filepath.Base(cmd.Argv[0]) == "git" && cmd.Dynamic == "" {
 		if dir := gitDir(cmd.Argv, cmd.Cwd); dir != "" && !strings.Contains(dir, shell.Dyn) {
-			if why := gitRepoHazard(dir); why != "" {
+			why, seen := s.gitRepos[dir]
+			if !seen {
+				why = gitRepoHazard(dir)
+				if s.gitRepos == nil {
+					s.gitRepos = make(map[string]string, 1)
+				}
+				s.gitRepos[dir] = why
+			}
+			if why != "" {
 				s.uncertain(&pt, "not understood: "+why)
 				pt.fixable = false
 				s.parts = append(s.parts, pt)

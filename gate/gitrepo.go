@@ -11,6 +11,9 @@ import (
 // .git file to any other; a config written there (core.fsmonitor,
 // core.pager, diff.*.textconv) runs programs on a plain `git status`.
 func gitRepoHazard(dir string) string {
+	if !directory(dir) {
+		return "" // git cannot run there: it finds no repository
+	}
 	for d := filepath.Clean(dir); ; {
 		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			if fi.IsDir() {
