@@ -157,9 +157,8 @@ func TestSearchToolsDefaultToCwd(t *testing.T) {
 }
 
 func TestPatchToolJudgesEveryFile(t *testing.T) {
-	p := secretsPolicy(t)
 	spec := specOf(r("*", "*", gate.Ask), r("apply_patch", "./*", gate.Allow), r("apply_patch", "*.env", gate.Deny))
-	p = compile(t, spec)
+	p := compile(t, spec)
 	patch := "*** Begin Patch\n*** Update File: a.go\n*** Add File: .env\n*** End Patch"
 	ev := p.Evaluate(gate.Call{Tool: "apply_patch", Input: input(t, map[string]any{"input": patch}), Cwd: testCwd}, gate.Env{})
 	if ev.Decision != gate.Deny || len(ev.Commands) != 2 {

@@ -19,15 +19,6 @@ func texts(an *Analysis) []string {
 	return out
 }
 
-func find(an *Analysis, text string) *Command {
-	for i := range an.Commands {
-		if an.Commands[i].Text == text {
-			return &an.Commands[i]
-		}
-	}
-	return nil
-}
-
 // TestNesting checks that every kind of nesting yields its commands, in the
 // order bash runs them (a substitution before the command it is part of).
 func TestNesting(t *testing.T) {
@@ -405,14 +396,6 @@ func TestHazardTable(t *testing.T) {
 			t.Errorf("hazardOf(%q) = %q, want %q", src, got, h.name)
 		}
 	}
-}
-
-func hazardsOf(an *Analysis) []string {
-	var out []string
-	for _, c := range an.Commands {
-		out = append(out, c.Hazard)
-	}
-	return out
 }
 
 // TestNoHazard pins read-only uses that must stay allowed.
