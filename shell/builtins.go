@@ -213,14 +213,12 @@ func (a *analyzer) builtin(fs []field, source, envHazard, wrapper string) bool {
 		}
 	case "set":
 		why = setOptions(args)
+	case "source", ".", "builtin":
+		// source runs a script: a hazard judged with the program's rules;
+		// builtin is a wrapper.
+		return false
 	case "shopt", "enable", "bind", "complete", "compgen", "compopt", "alias", "unalias", "fc", "coproc",
-		"caller", "disown", "suspend", "logout", "ulimit", "umask", "builtin", "source", ".":
-		if name == "source" || name == "." {
-			return false // judged as a command by its rules; reads a script
-		}
-		if name == "builtin" {
-			return false // a wrapper
-		}
+		"caller", "disown", "suspend", "logout", "ulimit", "umask":
 		why = name + " changes how the shell reads or runs later commands"
 		if name == "umask" || name == "ulimit" {
 			if len(args) == 0 || len(args) == 1 && (args[0].s == "-S" || args[0].s == "-a") {
