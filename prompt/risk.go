@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"approvalbot/gate"
 )
@@ -244,10 +245,16 @@ func inside(p, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
+// MaxAskedByPattern is the longest rule pattern AskedBy shows, in runes.
+const MaxAskedByPattern = 60
+
 // AskedBy names, briefly, what made the gate ask: the rule by file and line
 // (`rules.jsonc:14 Bash: *`), the analysis, the built-in protection, or
 // that nothing matched. tool is the call's tool, shown for a rule whose
-// tool is a pattern (the default rules' long brace lists).
+// tool is a pattern (the default rules' long brace lists). It never
+// quotes the call (the evaluation's reason repeats the sub-command that
+// asked), and a long pattern is cut to MaxAskedByPattern characters, so
+// the line stays short whatever the rules file or the agent holds.
 func AskedBy(e gate.Evaluation, tool string) string {
 	r := e.Rule
 	if r == nil {
@@ -283,7 +290,11 @@ func AskedBy(e gate.Evaluation, tool string) string {
 	}
 	b.WriteString(name)
 	if r.Pattern != "" {
-		b.WriteString(": " + r.Pattern)
+		p := r.Pattern
+		if utf8.RuneCountInString(p) > MaxAskedByPattern {
+			p = firstRunes(p, MaxAskedByPattern-1) + "…"
+		}
+		b.WriteString(": " + p)
 	}
 	return VisibleLine(b.String())
 }

@@ -59,6 +59,13 @@ func TestAskedByIsShort(t *testing.T) {
 	if got := AskedBy(e, "Write"); got != "rules.jsonc:9 agent rule Write: /p/*" {
 		t.Errorf("AskedBy = %q", got)
 	}
+	// A 4 kB pattern (and the reason, which quotes the call) never makes
+	// the line long.
+	e.Rule = &gate.RuleRef{Layer: gate.LayerStatic, File: "rules.jsonc", Line: 3, Tool: "Bash", Pattern: strings.Repeat("x", 4000) + " *"}
+	e.Reason = "ask: `" + strings.Repeat("x", 4000) + "`"
+	if got := AskedBy(e, "Bash"); got != "rules.jsonc:3 Bash: "+strings.Repeat("x", MaxAskedByPattern-1)+"…" {
+		t.Errorf("AskedBy = %q", got)
+	}
 }
 
 func TestRisksOfAWriteTool(t *testing.T) {

@@ -47,7 +47,7 @@ func (b *Bot) replyHTML(ctx context.Context, chat int64, replyTo int, html strin
 		msg.ReplyMarkup = *kb
 	}
 	b.async(ctx, func(ctx context.Context) {
-		if _, err := b.sendMessage(ctx, chat, msg, html); err != nil {
+		if _, err := b.sendMessage(ctx, chat, msg, plainText(html)); err != nil {
 			b.logger.Error("reply", "err", err)
 		}
 	})

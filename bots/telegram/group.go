@@ -60,6 +60,7 @@ func (b *Bot) renderGroup(v gate.View) (string, *tgbotapi.InlineKeyboardMarkup) 
 	}
 	// Everything but the pending bodies, then the bodies share what is left.
 	parts := make([]string, len(g.Items))
+	cut := map[int]bool{}
 	var bodies []int
 	fixed := textLen(head.String())
 	for i, it := range g.Items {
@@ -73,15 +74,22 @@ func (b *Bot) renderGroup(v gate.View) (string, *tgbotapi.InlineKeyboardMarkup) 
 			}
 			s.WriteString("\n")
 		} else {
-			s.WriteString("\n<b>" + esc(it.Heading()) + "</b>\n")
+			// Lines are cut as a single prompt's are at its tightest cap.
+			lc := lineCaps[len(lineCaps)-1]
+			one := func(v string) string {
+				e, c := capped(v, lc)
+				cut[i] = cut[i] || c
+				return e
+			}
+			s.WriteString("\n<b>" + one(it.Heading()) + "</b>\n")
 			for _, r := range it.Content.Risks {
-				s.WriteString("⚠️ <b>" + esc(r) + "</b>\n")
+				s.WriteString("⚠️ <b>" + one(r) + "</b>\n")
 			}
 			for _, w := range it.Content.Warnings {
-				s.WriteString("⚠️ <b>" + esc(w) + "</b>\n")
+				s.WriteString("⚠️ <b>" + one(w) + "</b>\n")
 			}
 			for _, f := range it.ItemFields() {
-				s.WriteString(esc(f.Name) + ": <code>" + esc(f.Value) + "</code>\n")
+				s.WriteString(esc(f.Name) + ": <code>" + one(f.Value) + "</code>\n")
 			}
 			if it.Content.Body != "" {
 				bodies = append(bodies, i)
@@ -91,7 +99,6 @@ func (b *Bot) renderGroup(v gate.View) (string, *tgbotapi.InlineKeyboardMarkup) 
 		parts[i] = s.String()
 		fixed += textLen(parts[i])
 	}
-	cut := map[int]bool{}
 	if len(bodies) > 0 {
 		share := (maxMessageLen - fixed) / len(bodies)
 		for _, i := range bodies {

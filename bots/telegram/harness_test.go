@@ -68,8 +68,16 @@ func newHarness(t *testing.T, mod func(*Config)) *harness {
 // newHarnessOn is newHarness on store st (nil: a new one) and gate config gc.
 func newHarnessOn(t *testing.T, st gate.Store, gc gate.Config, mod func(*Config)) *harness {
 	t.Helper()
+	return newHarnessWith(t, gatetest.Options{Config: gc, Store: st}, mod)
+}
+
+// newHarnessWith is newHarness on a gate built with o (o.NoStart is
+// implied: the bot is added as a notifier before Start).
+func newHarnessWith(t *testing.T, o gatetest.Options, mod func(*Config)) *harness {
+	t.Helper()
 	h := &harness{t: t, srv: telegramtest.New(t, testToken), logs: &syncBuffer{}}
-	h.env = gatetest.New(t, gatetest.Options{Config: gc, Store: st, NoStart: true})
+	o.NoStart = true
+	h.env = gatetest.New(t, o)
 	h.g = h.env.G
 	lim := testLimits
 	h.cfg = Config{Token: testToken, ChatID: testChat, Approvers: []int64{ana.ID}, APIURL: h.srv.APIURL(),

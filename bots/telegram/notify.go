@@ -9,7 +9,6 @@ import (
 
 	"approvalbot/bots/outbox"
 	"approvalbot/gate"
-	"approvalbot/prompt"
 )
 
 var _ gate.Notifier = (*Bot)(nil)
@@ -26,8 +25,7 @@ func (b *Bot) Show(ctx context.Context, v gate.View) (gate.MessageRef, error) {
 	msg.ParseMode = tgbotapi.ModeHTML
 	msg.DisableWebPagePreview = true
 	msg.ReplyMarkup = *kb
-	plain, _ := prompt.Truncate(prompt.BuildView(v, b.now()).Text(), maxMessageLen/2)
-	sent, err := b.sendMessage(ctx, chat, msg, plain)
+	sent, err := b.sendMessage(ctx, chat, msg, plainText(text))
 	if err != nil {
 		return gate.MessageRef{}, fmt.Errorf("telegram send prompt %s: %w", v.Approval.ID, err)
 	}
@@ -55,8 +53,9 @@ func (b *Bot) Update(ctx context.Context, ref gate.MessageRef, v gate.View) erro
 }
 
 // sendMessage sends through the outbox. If Telegram rejects the HTML
-// (it never should: everything is escaped), it falls back to plain text
-// rather than drop the prompt.
+// (it never should: everything is escaped and cut to fit), it falls back
+// to plain, the same lines without the markup (plainText), rather than
+// drop the prompt.
 func (b *Bot) sendMessage(ctx context.Context, chat int64, msg tgbotapi.MessageConfig, plain string) (tgbotapi.Message, error) {
 	var sent tgbotapi.Message
 	job := func(ctx context.Context) error {
@@ -81,7 +80,9 @@ func (b *Bot) sendMessage(ctx context.Context, chat int64, msg tgbotapi.MessageC
 }
 
 // edit replaces a message's text and keyboard (nil keyboard: none), through
-// the outbox. An edit that changes nothing counts as done.
+// the outbox. An edit that changes nothing counts as done. If Telegram
+// rejects the HTML, the edit is made again in plain text with the same
+// keyboard, so an outcome still removes the buttons.
 func (b *Bot) edit(ctx context.Context, chat int64, msgID int, text string, kb *tgbotapi.InlineKeyboardMarkup) error {
 	e := tgbotapi.NewEditMessageText(chat, msgID, text)
 	e.ParseMode = tgbotapi.ModeHTML
@@ -90,13 +91,20 @@ func (b *Bot) edit(ctx context.Context, chat int64, msgID int, text string, kb *
 		kb = noKeyboard()
 	}
 	e.ReplyMarkup = kb
-	return b.out.Send(ctx, dest(chat), func(ctx context.Context) error {
+	job := func(ctx context.Context) error {
 		err := b.request(ctx, "editMessageText", e)
 		if notModified(err) {
 			return nil
 		}
 		return err
-	})
+	}
+	err := b.out.Send(ctx, dest(chat), job)
+	if err != nil && outbox.IsPermanent(err) && !messageGone(err) {
+		b.logger.Error("Telegram rejected an edit; editing as plain text", "err", err)
+		e.Text, e.ParseMode = plainText(text), ""
+		err = b.out.Send(ctx, dest(chat), job)
+	}
+	return err
 }
 
 // editMarkup replaces only a message's keyboard, if the approval is still

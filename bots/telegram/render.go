@@ -2,7 +2,8 @@ package telegram
 
 import (
 	"fmt"
-	"html"
+	htmlpkg "html"
+	"regexp"
 	"strings"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -13,7 +14,7 @@ import (
 
 // esc escapes agent text for HTML parse mode. Every piece of text that is
 // not our own markup goes through it.
-func esc(s string) string { return html.EscapeString(s) }
+func esc(s string) string { return htmlpkg.EscapeString(s) }
 
 // textLen counts s as the length limit is checked: UTF-16 units.
 func textLen(s string) int {
@@ -52,58 +53,126 @@ func fitEscaped(s string, budget int) (string, int) {
 // rendered is a message ready to send.
 type rendered struct {
 	HTML string
-	Cut  bool // the body was cut: offer the Full button
+	Cut  bool // the body or a line was cut: offer the Full button
+}
+
+// Caps on a prompt's lines other than the body, in units of escaped HTML,
+// so that whatever the agent sent (a 4 KB first sub-command, a long cwd,
+// a hundred Always patterns) the lines a person must see (risk labels,
+// warnings, asked by, deadline, ID, Always) fit in one message with room
+// left for the start of the body. renderPrompt tries each line cap in
+// turn until the fixed part leaves minBodyRoom.
+var lineCaps = []int{300, 120, 60}
+
+const (
+	maxWarningLines = 10  // risk labels and warnings shown; the rest are counted
+	minBodyRoom     = 600 // units left for the body at the loosest cap that allows it
+)
+
+// capped escapes s and cuts it to at most n units, ending it with "…";
+// cut reports whether it had to.
+func capped(s string, n int) (string, bool) {
+	e, missing := fitEscaped(s, n)
+	if missing == 0 {
+		return e, false
+	}
+	e, _ = fitEscaped(s, n-1)
+	return e + "…", true
+}
+
+// promptLines lays out everything of c but the body, each line cut to
+// lineCap units: head goes above the body, tail (the Always line) below.
+func promptLines(c prompt.Content, status string, lineCap int) (head, tail string, cut bool) {
+	var h strings.Builder
+	one := func(s string, n int) string {
+		e, wasCut := capped(s, n)
+		cut = cut || wasCut
+		return e
+	}
+	if status != "" {
+		h.WriteString(status + "\n\n")
+	}
+	h.WriteString("<b>🔐 " + one(c.Title, lineCap) + "</b>\n")
+	warnings := append(append([]string(nil), c.Risks...), c.Warnings...)
+	for i, w := range warnings {
+		if i == maxWarningLines {
+			fmt.Fprintf(&h, "⚠️ <b>… and %d more (📄 Full)</b>\n", len(warnings)-i)
+			cut = true
+			break
+		}
+		h.WriteString("⚠️ <b>" + one(w, lineCap) + "</b>\n")
+	}
+	for _, f := range c.Fields {
+		h.WriteString(esc(f.Name) + ": <code>" + one(f.Value, lineCap) + "</code>\n")
+	}
+	var t strings.Builder
+	if len(c.Always) > 0 {
+		t.WriteString("\nAlways would save: ")
+		used := 0
+		for i, p := range c.Always {
+			if i > 0 && used >= 2*lineCap {
+				fmt.Fprintf(&t, " … and %d more", len(c.Always)-i)
+				cut = true
+				break
+			}
+			if i > 0 {
+				t.WriteString(", ")
+			}
+			e := one(p, lineCap)
+			used += textLen(e)
+			t.WriteString("<code>" + e + "</code>")
+		}
+	}
+	return h.String(), t.String(), cut
 }
 
 // renderPrompt lays out c as an HTML message of at most limit units.
 // status, if not empty, is a line of our own (already escaped HTML) shown
-// at the top: an outcome, or "still waiting".
+// at the top: an outcome, or "still waiting". Lines other than the body
+// are cut first to a cap (see lineCaps), then the body takes what is left
+// and is cut with a marker that points at the Full button.
 func renderPrompt(c prompt.Content, status string, limit int) rendered {
-	var head strings.Builder
-	if status != "" {
-		head.WriteString(status + "\n\n")
-	}
-	head.WriteString("<b>🔐 " + esc(c.Title) + "</b>\n")
-	for _, r := range c.Risks {
-		head.WriteString("⚠️ <b>" + esc(r) + "</b>\n")
-	}
-	for _, w := range c.Warnings {
-		head.WriteString("⚠️ <b>" + esc(w) + "</b>\n")
-	}
-	for _, f := range c.Fields {
-		head.WriteString(esc(f.Name) + ": <code>" + esc(f.Value) + "</code>\n")
-	}
-	var tail strings.Builder
-	if len(c.Always) > 0 {
-		tail.WriteString("\nAlways would save: ")
-		for i, p := range c.Always {
-			if i > 0 {
-				tail.WriteString(", ")
-			}
-			tail.WriteString("<code>" + esc(p) + "</code>")
+	var head, tail string
+	var lineCut bool
+	for _, lc := range lineCaps {
+		head, tail, lineCut = promptLines(c, status, lc)
+		if textLen(head)+textLen(tail)+minBodyRoom <= limit {
+			break
 		}
 	}
 	if c.Body == "" {
-		return rendered{HTML: strings.TrimSuffix(head.String()+tail.String(), "\n")}
+		return rendered{HTML: strings.TrimSuffix(head+tail, "\n"), Cut: lineCut}
 	}
 	label := "\n<b>" + esc(c.BodyKind.Label()) + "</b>\n<pre>"
-	fixed := textLen(head.String()) + textLen(label) + textLen("</pre>") + textLen(tail.String())
+	fixed := textLen(head) + textLen(label) + textLen("</pre>") + textLen(tail)
 	body, missing := fitEscaped(c.Body, limit-fixed)
 	if missing == 0 {
-		return rendered{HTML: head.String() + label + body + "</pre>" + tail.String()}
+		return rendered{HTML: head + label + body + "</pre>" + tail, Cut: lineCut}
 	}
 	marker := esc(prompt.CutMarker(missing)) + " — press 📄 Full for the whole content"
 	body, missing = fitEscaped(c.Body, limit-fixed-textLen(marker)-10)
 	marker = esc(prompt.CutMarker(missing)) + " — press 📄 Full for the whole content"
-	return rendered{HTML: head.String() + label + body + "</pre>" + marker + tail.String(), Cut: true}
+	return rendered{HTML: head + label + body + "</pre>" + marker + tail, Cut: true}
 }
+
+// plainText is html (our own markup around escaped text) as plain text:
+// the same lines without the tags, for when Telegram refuses the HTML.
+// Agent text is always escaped, so every '<' in html starts one of our
+// tags.
+func plainText(html string) string {
+	return htmlpkg.UnescapeString(tagRE.ReplaceAllString(html, ""))
+}
+
+var tagRE = regexp.MustCompile(`<[^>]*>`)
 
 // statusLine is the line above a prompt: its outcome once final, the
 // restart note while it waits through one.
 func statusLine(c prompt.Content) string {
 	switch {
 	case c.Outcome != "":
-		return prompt.Icon(c.Status) + " <b>" + esc(c.Outcome) + "</b>"
+		// The outcome carries a deny reason of up to 1,000 characters.
+		outcome, _ := capped(c.Outcome, 2*lineCaps[0])
+		return prompt.Icon(c.Status) + " <b>" + outcome + "</b>"
 	case c.Note != "":
 		return "⏳ <b>" + esc(c.Note) + "</b>"
 	}
