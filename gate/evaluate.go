@@ -229,18 +229,26 @@ func (s *evalState) evalShell() {
 		s.failWhole("the input has no command (a string or an argv array in `command` or `cmd`)")
 		return
 	}
-	if wd, present, ok := rawString(in.Workdir); !ok {
+	wd, present, ok := rawString(in.Workdir)
+	if !ok {
 		s.failWhole("the input's `workdir` is not a string")
 		return
-	} else if present && wd != "" {
+	}
+	start := s.cwd
+	if present && wd != "" {
 		ps, ok := resolvePath(wd, s.cwd, s.p.home)
 		if !ok {
 			s.failWhole("cannot resolve the input's `workdir`")
 			return
 		}
-		s.cwd = ps.abs
+		// The command starts there; the project (what `./*` rules and the
+		// outside-project warning mean) stays the call's cwd.
+		start = ps.abs
+		if s.cwd == "" {
+			s.cwd = start
+		}
 	}
-	a := shell.Analyze(line, shell.Options{Cwd: s.cwd, Home: s.p.home})
+	a := shell.Analyze(line, shell.Options{Cwd: start, Home: s.p.home})
 	if a == nil {
 		s.failWhole("the shell analysis gave no result")
 		return
@@ -264,8 +272,10 @@ func (s *evalState) evalShell() {
 	if len(a.Commands) == 0 {
 		s.failWhole("the command line runs no command")
 	}
-	s.outside = a.OutsideProject
-	s.outPaths = a.OutsidePaths
+	// The analysis flags paths outside where the line started; the parts
+	// judged above flagged those outside the project.
+	s.outside = s.outside || a.OutsideProject
+	s.outPaths = append(s.outPaths, a.OutsidePaths...)
 }
 
 // judgeCommand judges one simple command of a shell line.

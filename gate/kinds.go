@@ -175,6 +175,10 @@ func shellCommand(in toolInput) (string, bool) {
 	raw := in.Command
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = in.Cmd
+	} else if len(in.Cmd) > 0 && string(in.Cmd) != "null" {
+		// Both: hosts differ on which one runs (Codex's exec_command runs
+		// cmd), so neither can be judged alone.
+		return "", false
 	}
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", false
@@ -214,15 +218,10 @@ func isShellName(s string) bool {
 // isDashC reports whether a shell option word is -c possibly combined with
 // other single-letter options (-lc, -ec).
 func isDashC(s string) bool {
-	if len(s) < 2 || s[0] != '-' || s[1] == '-' || !strings.HasSuffix(s, "c") {
-		return false
-	}
-	for _, r := range s[1:] {
-		if r < 'a' || r > 'z' {
-			return false
-		}
-	}
-	return true
+	// Only -c and -lc (what Codex sends): other options change how the
+	// script is read (-k, -a, -x with PS4, ...), so such an argv is judged
+	// whole, options and all.
+	return s == "-c" || s == "-lc"
 }
 
 // shellQuote quotes s for a POSIX shell when it has anything special.
@@ -300,7 +299,8 @@ func patchPaths(text string) []string {
 		out = append(out, p)
 	}
 	for line := range strings.Lines(text) {
-		line = strings.TrimRight(line, "\r\n")
+		// Codex's parser trims each header line: padding must not hide one.
+		line = strings.TrimSpace(line)
 		for _, pre := range [...]string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
 			if rest, ok := strings.CutPrefix(line, pre); ok {
 				add(rest)

@@ -250,11 +250,26 @@ func TestShellInputShapes(t *testing.T) {
 			t.Errorf("%s %s: %s (%s), want %s", tt.tool, tt.input, ev.Decision, ev.Reason, tt.want)
 		}
 	}
-	// workdir moves the project: a write relative to it is judged there.
+	// workdir moves where the command starts, not the project: a write
+	// relative to it lands there, and is outside the project.
 	p = bashPolicy(t, r("Bash", "echo *", gate.Allow), r("Write", "./*", gate.Allow))
 	ev := p.Evaluate(gate.Call{Tool: "Bash", Input: json.RawMessage(`{"command":"echo > x","workdir":"/tmp"}`), Cwd: "/work/proj"}, gate.Env{})
-	if ev.Decision != gate.Allow || ev.Commands[1].Subject != "/tmp/x" {
-		t.Errorf("workdir: %s %s", ev.Decision, verdicts(ev))
+	if ev.Decision != gate.Ask || ev.Commands[1].Subject != "/tmp/x" || !ev.OutsideProject {
+		t.Errorf("workdir outside: %s %s", ev.Decision, verdicts(ev))
+	}
+	ev = p.Evaluate(gate.Call{Tool: "Bash", Input: json.RawMessage(`{"command":"echo > x","workdir":"sub"}`), Cwd: "/work/proj"}, gate.Env{})
+	if ev.Decision != gate.Allow || ev.Commands[1].Subject != "/work/proj/sub/x" {
+		t.Errorf("workdir inside: %s %s", ev.Decision, verdicts(ev))
+	}
+	// An argv with shell options other than -c/-lc is judged whole.
+	ev = p.Evaluate(gate.Call{Tool: "Bash", Input: json.RawMessage(`{"command":["bash","-kc","echo hi PS4=x"]}`), Cwd: "/work/proj"}, gate.Env{})
+	if ev.Decision == gate.Allow {
+		t.Errorf("bash -kc argv: %s %s", ev.Decision, verdicts(ev))
+	}
+	// command and cmd together: neither is judged alone.
+	ev = p.Evaluate(gate.Call{Tool: "exec_command", Input: json.RawMessage(`{"command":"echo hi","cmd":"touch /tmp/p"}`), Cwd: "/work/proj"}, gate.Env{})
+	if ev.Decision == gate.Allow {
+		t.Errorf("command and cmd: %s %s", ev.Decision, verdicts(ev))
 	}
 }
 
