@@ -300,16 +300,34 @@ func (s *evalState) judgeCommand(cmd *shell.Command) {
 		s.parts = append(s.parts, pt)
 		return
 	}
-	if !s.c.Remote && len(cmd.Argv) > 0 && filepath.Base(cmd.Argv[0]) == "git" && cmd.Dynamic == "" {
-		if dir := gitDir(cmd.Argv, cmd.Cwd); dir != "" && !strings.Contains(dir, shell.Dyn) {
-			why, seen := s.gitRepos[dir]
+	if len(cmd.Argv) > 0 && filepath.Base(cmd.Argv[0]) == "git" && cmd.Dynamic == "" {
+		// git diff outside a repository compares any two files.
+		// (With an explicit --no-index the analysis already judged its
+		// operands as reads.)
+		diffFiles := gitSubcommand(cmd.Argv) == "diff" && gitOperands(cmd.Argv) && !hasNoIndex(cmd.Argv)
+		dir := gitDir(cmd.Argv, cmd.Cwd)
+		why := ""
+		switch {
+		case s.c.Remote || dir == "" || strings.Contains(dir, shell.Dyn):
+			if diffFiles {
+				why = "git diff with operands in a directory this machine cannot check (outside a repository it compares any files)"
+			}
+		default:
+			r, seen := s.gitRepos[dir]
 			if !seen {
-				why = gitRepoHazard(dir)
+				hazard, found := gitRepo(dir)
+				r = hazard
+				if !found && diffFiles {
+					r = "git diff outside a repository compares any two files"
+				}
 				if s.gitRepos == nil {
 					s.gitRepos = make(map[string]string, 1)
 				}
-				s.gitRepos[dir] = why
+				s.gitRepos[dir] = r
 			}
+			why = r
+		}
+		{
 			if why != "" {
 				s.uncertain(&pt, "not understood: "+why)
 				pt.fixable = false

@@ -3,6 +3,7 @@ package gate
 import (
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // gitRepoHazard says why the repository git would use when run in dir is
@@ -11,25 +12,31 @@ import (
 // .git file to any other; a config written there (core.fsmonitor,
 // core.pager, diff.*.textconv) runs programs on a plain `git status`.
 func gitRepoHazard(dir string) string {
+	why, _ := gitRepo(dir)
+	return why
+}
+
+// gitRepo is gitRepoHazard, and whether git finds a repository at all.
+func gitRepo(dir string) (string, bool) {
 	if !directory(dir) {
-		return "" // git cannot run there: it finds no repository
+		return "", false // git cannot run there
 	}
 	for d := filepath.Clean(dir); ; {
 		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			if fi.IsDir() {
-				return ""
+				return "", true
 			}
-			return "git would follow " + filepath.Join(d, ".git") + " (not a directory) to another repository"
+			return "git would follow " + filepath.Join(d, ".git") + " (not a directory) to another repository", true
 		}
 		if regular(filepath.Join(d, "HEAD")) && (directory(filepath.Join(d, "objects")) && directory(filepath.Join(d, "refs")) ||
 			exists(filepath.Join(d, "commondir"))) {
 			// A bare repository, or one whose objects and refs are in the
 			// directory its commondir file names.
-			return "git would use " + d + " as a repository (its config can run programs)"
+			return "git would use " + d + " as a repository (its config can run programs)", true
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return ""
+			return "", false
 		}
 		d = parent
 	}
@@ -65,4 +72,52 @@ func gitDir(argv []string, cwd string) string {
 		dir = next
 	}
 	return dir
+}
+
+// gitSubcommand returns git's subcommand in argv, after its global options.
+func gitSubcommand(argv []string) string {
+	for i := 1; i < len(argv); i++ {
+		switch a := argv[i]; {
+		case a == "-C" || a == "-c":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
+// gitOperands reports whether argv has a word after the subcommand that is
+// not an option.
+func gitOperands(argv []string) bool {
+	seen := false
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if !seen {
+			if a == "-C" || a == "-c" {
+				i++
+			} else if !strings.HasPrefix(a, "-") {
+				seen = true
+			}
+			continue
+		}
+		if !strings.HasPrefix(a, "-") {
+			return true
+		}
+	}
+	return false
+}
+
+// hasNoIndex reports git's --no-index, or an abbreviation of it.
+func hasNoIndex(argv []string) bool {
+	for _, a := range argv {
+		if a == "--" {
+			return false
+		}
+		if x, ok := strings.CutPrefix(a, "--no-i"); ok && strings.HasPrefix("ndex", x) {
+			return true
+		}
+	}
+	return false
 }

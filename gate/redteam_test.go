@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"approvalbot/gate"
@@ -138,6 +139,16 @@ func TestRedTeamRound2(t *testing.T) {
 		`sort --check x.key`,
 		`diff -rN sub empty`,
 	}
+	// round 5: git diff outside a repository compares any two files.
+	rel := strings.TrimPrefix(home, "/")
+	lines = append(lines,
+		"cd / && git diff "+rel+"/.local/share/approvalbot/approver.token etc/hostname",
+		`NODE_OPTIONS='--require ./x.js' npm --version`,
+		`GIT_TRACE=/tmp/pwned git branch`,
+		`tree -H . --hintro=x.key`,
+		`xargs --a=x.key`,
+		`xargs --arg-f=../.kube/config`,
+	)
 	for _, line := range lines {
 		in, _ := json.Marshal(map[string]string{"command": line})
 		ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{})

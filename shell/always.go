@@ -300,7 +300,8 @@ func exactAlways(argv []string) bool {
 		return false
 	}
 	switch argv[0] + " " + argv[1] {
-	case "go run", "cargo run", "npm exec", "pnpm exec", "pnpm dlx", "yarn dlx", "uv run", "deno run", "bun x",
+	case "go build", "go test", "go vet", "go install", "go generate", "cargo build", "cargo test", "cargo check",
+		"cargo clippy", "cargo install", "go run", "cargo run", "npm exec", "pnpm exec", "pnpm dlx", "yarn dlx", "uv run", "deno run", "bun x",
 		"git clean", "git reset", "docker run", "docker exec", "kubectl exec", "kubectl delete", "terraform apply",
 		"terraform destroy":
 		return true

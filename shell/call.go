@@ -107,6 +107,11 @@ func (a *analyzer) record(fs []field, source, wrapper, dynamic, hazard string) i
 			globs[i] = true
 		}
 	}
+	if strings.HasPrefix(hazard, "assignment ") && dynamic == "" {
+		// An environment prefix the rules' text never shows: no rule,
+		// however exact, can have meant it.
+		dynamic, hazard = "not understood: "+hazard, ""
+	}
 	c := Command{Argv: argv, Globs: globs, Text: joinQuoted(argv), Source: source, Wrapper: wrapper,
 		Cwd: a.st.cwd, Dynamic: dynamic, Hazard: hazard}
 	c.AltTexts = altTexts(argv, c.Text)

@@ -141,7 +141,8 @@ func buildPrograms() map[string]*progSpec {
 			"gitfile= info infofile= metafirst inodes device nolinks hintro= houtro= version help fromfile fromtabfile"),
 		danger: map[string]string{"-o": "writes a file (tree -o)", "-R": "writes files (tree -R)",
 			"--fromfile": "reads a listing from a file", "--fromtabfile": "reads a listing from a file"},
-		readOpt: set("--gitfile", "--infofile"),
+		// --hintro/--houtro print a file whole.
+		readOpt: set("--gitfile", "--infofile", "--hintro", "--houtro"),
 	}
 	return m
 }

@@ -192,10 +192,10 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 		for i, f := range own {
 			// xargs -a FILE reads its arguments from FILE.
 			switch {
-			case (f.s == "-a" || f.s == "--arg-file") && i+1 < len(own):
+			case (f.s == "-a" || isLongPrefix(f.s, "arg-file")) && !strings.Contains(f.s, "=") && i+1 < len(own):
 				a.addRead(own[i+1], "xargs -a", false)
-			case strings.HasPrefix(f.s, "--arg-file="):
-				a.addRead(field{s: strings.TrimPrefix(f.s, "--arg-file=")}, "xargs -a", false)
+			case strings.HasPrefix(f.s, "--") && strings.Contains(f.s, "=") && isLongPrefix(f.s[:strings.IndexByte(f.s, '=')], "arg-file"):
+				a.addRead(field{s: f.s[strings.IndexByte(f.s, '=')+1:]}, "xargs -a", false)
 			case strings.HasPrefix(f.s, "-a") && len(f.s) > 2:
 				a.addRead(field{s: f.s[2:]}, "xargs -a", false)
 			}
@@ -579,4 +579,11 @@ func xargsInner(args, inner []field) []field {
 		out = append(out, f)
 	}
 	return out
+}
+
+// isLongPrefix reports whether word is --X with X a non-empty prefix of
+// name (getopt_long's abbreviation).
+func isLongPrefix(word, name string) bool {
+	x, ok := strings.CutPrefix(word, "--")
+	return ok && x != "" && strings.HasPrefix(name, x)
 }
