@@ -490,7 +490,10 @@ func (s *evalState) evalPaths() {
 			// a recursive read, as `grep -r` in a shell would be.
 			if ps, ok := resolvePath(raw, s.cwd, s.p.home); ok {
 				_, hasGlob, _ := rawString(in.Glob)
-				s.judgeReadAs(&shell.Read{Path: ps.raw, Recursive: true, SkipHidden: !hasGlob, By: s.c.Tool}, s.c.Tool)
+				// ripgrep-based tools (Claude Code's Grep, opencode's grep)
+				// leave hidden files out; Gemini CLI's search does not.
+				skip := !hasGlob && s.c.Tool != "search_file_content"
+				s.judgeReadAs(&shell.Read{Path: ps.raw, Recursive: true, SkipHidden: skip, By: s.c.Tool}, s.c.Tool)
 			}
 		}
 	}

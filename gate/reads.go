@@ -29,6 +29,10 @@ func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 		s.uncertain(&pt, "not understood: "+r.By+" reads a file only known at run time")
 		return
 	}
+	if !s.hasRules(tool) && r.By == "$(< file)" {
+		s.uncertain(&pt, "not understood: $(< "+r.Path+") reads a file with no command whose rules could allow it, and no Read rules say")
+		return
+	}
 	if !s.hasRules(tool) {
 		// A rules file that says nothing about reading leaves reads to the
 		// rules of the command that reads; approvalbot's secrets stay denied.

@@ -266,6 +266,11 @@ func TestShellInputShapes(t *testing.T) {
 	if ev.Decision == gate.Allow {
 		t.Errorf("bash -kc argv: %s %s", ev.Decision, verdicts(ev))
 	}
+	// $(< FILE) reads with no command behind it: without Read rules, it asks.
+	ev = p.Evaluate(gate.Call{Tool: "Bash", Input: json.RawMessage(`{"command":"echo $(< /home/u/.kube/config)"}`), Cwd: "/work/proj"}, gate.Env{})
+	if ev.Decision == gate.Allow {
+		t.Errorf("$(< file): %s %s", ev.Decision, verdicts(ev))
+	}
 	// command and cmd together: neither is judged alone.
 	ev = p.Evaluate(gate.Call{Tool: "exec_command", Input: json.RawMessage(`{"command":"echo hi","cmd":"touch /tmp/p"}`), Cwd: "/work/proj"}, gate.Env{})
 	if ev.Decision == gate.Allow {

@@ -324,9 +324,17 @@ func (a *analyzer) stmt(s *syntax.Stmt, in stdinKind) {
 		defer a.st.merge(&pre)
 	}
 	var script *stdinScript
+	mark := len(a.an.Reads)
 	for _, r := range s.Redirs {
 		if sc := a.redirect(r); sc != nil {
 			script = sc
+		}
+	}
+	if s.Cmd == nil {
+		// `$(< FILE)`: bash reads FILE as the value, with no command whose
+		// rules could have meant it.
+		for i := mark; i < len(a.an.Reads); i++ {
+			a.an.Reads[i].By = "$(< file)"
 		}
 	}
 	if s.Cmd == nil {
