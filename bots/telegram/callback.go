@@ -271,7 +271,9 @@ func (b *Bot) onReasonReply(ctx context.Context, msg *tgbotapi.Message) bool {
 		return false
 	}
 	if !b.authorized(msg.From) {
-		b.reply(ctx, msg.Chat.ID, msg.MessageID, "You are not an approver here; nothing was decided.")
+		if b.admit(ctx, msg) {
+			b.reply(ctx, msg.Chat.ID, msg.MessageID, "You are not an approver here; nothing was decided.")
+		}
 		return true
 	}
 	promptID, _ := strconv.Atoi(parts[2])

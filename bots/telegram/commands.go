@@ -28,8 +28,8 @@ Or reply to a prompt in words: yes / ok / lgtm / 👍, always, no, "no, REASON",
 // maxListedRules bounds /rules, to keep the message and keyboard in limits.
 const maxListedRules = 40
 
-// reply sends a short HTML-free text to chat through the outbox, in the
-// background.
+// reply sends a short HTML-free text to chat in the background, queued
+// behind prompts (replies.go).
 func (b *Bot) reply(ctx context.Context, chat int64, replyTo int, text string) {
 	b.replyHTML(ctx, chat, replyTo, esc(text), nil)
 }
@@ -46,11 +46,7 @@ func (b *Bot) replyHTML(ctx context.Context, chat int64, replyTo int, html strin
 	if kb != nil {
 		msg.ReplyMarkup = *kb
 	}
-	b.async(ctx, func(ctx context.Context) {
-		if _, err := b.sendMessage(ctx, chat, msg, plainText(html)); err != nil {
-			b.logger.Error("reply", "err", err)
-		}
-	})
+	b.queueReply(ctx, chat, msg, plainText(html), "")
 }
 
 // command splits "/cmd@bot args" and reports whether it is addressed to us.
@@ -82,6 +78,9 @@ func (b *Bot) onMessage(ctx context.Context, msg *tgbotapi.Message) {
 	name, args, ok := b.command(msg.Text)
 	if !ok {
 		return
+	}
+	if !(name == "pair" && b.authorized(msg.From)) && !b.admit(ctx, msg) {
+		return // a stranger answered within the last minute: ignored
 	}
 	chat := msg.Chat.ID
 	if name == "pair" {
@@ -153,9 +152,13 @@ func (b *Bot) onPair(ctx context.Context, msg *tgbotapi.Message, args []string) 
 	b.reply(ctx, chat, msg.MessageID, "Paired: approval prompts now come to this chat. /help lists the commands.")
 }
 
-// onPending lists every pending approval, each line a reply to its
-// prompt in this chat when there is one (the gate keeps the prompts
-// themselves current), so a prompt lost in the scroll is one tap away.
+// maxPendingLines bounds /pending's list; approvalbot pending lists all.
+const maxPendingLines = 20 // of at most ~170 units each: within maxMessageLen
+
+// onPending answers with one message listing the pending approvals (the
+// gate keeps the prompts themselves current), as a reply to the oldest
+// one's prompt in this chat, so it is one tap away. A /pending while an
+// earlier one's answer is still queued adds nothing.
 func (b *Bot) onPending(ctx context.Context, chat int64) {
 	as, err := b.g.List(ctx, gate.StatusPending)
 	if err != nil {
@@ -167,16 +170,32 @@ func (b *Bot) onPending(ctx context.Context, chat int64) {
 		b.reply(ctx, chat, 0, "No pending approvals.")
 		return
 	}
-	b.async(ctx, func(ctx context.Context) {
-		for _, a := range as {
-			c := prompt.Build(a, b.now())
-			line := "⏳ " + a.ID + ": " + c.Title
-			if len(c.Risks) > 0 {
-				line += " (" + strings.Join(c.Risks, ", ") + ")"
-			}
-			b.reply(ctx, chat, promptIn(a, chat), line)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "<b>⏳ %d pending</b>\n", len(as))
+	replyTo := 0
+	for i, a := range as {
+		if i == maxPendingLines {
+			fmt.Fprintf(&sb, "… and %d more (approvalbot pending)\n", len(as)-i)
+			break
 		}
-	})
+		if replyTo == 0 {
+			replyTo = promptIn(a, chat)
+		}
+		c := prompt.Build(a, b.now())
+		line := c.Title
+		if len(c.Risks) > 0 {
+			line += " (" + strings.Join(c.Risks, ", ") + ")"
+		}
+		text, _ := capped(line, 100)
+		id, _ := capped(a.ID, 40)
+		sb.WriteString("• <code>" + id + "</code>: " + text + "\n")
+	}
+	msg := tgbotapi.NewMessage(chat, sb.String())
+	msg.ParseMode = tgbotapi.ModeHTML
+	msg.DisableWebPagePreview = true
+	msg.ReplyToMessageID = replyTo
+	msg.AllowSendingWithoutReply = true
+	b.queueReply(ctx, chat, msg, plainText(sb.String()), "pending:"+strconv.FormatInt(chat, 10))
 }
 
 // promptIn is the id of a's prompt message in chat, or 0.

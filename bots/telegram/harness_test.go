@@ -28,6 +28,12 @@ var (
 	eve = tgbotapi.User{ID: 66, UserName: "eve", FirstName: "Eve"}
 )
 
+// strangerN is a user who is not an approver, a different one for each n
+// (the bot answers each stranger once a minute).
+func strangerN(n int) tgbotapi.User {
+	return tgbotapi.User{ID: 700 + int64(n), UserName: "stranger" + strconv.Itoa(n)}
+}
+
 // testLimits are short so tests run fast while pacing still applies.
 var testLimits = outbox.Limits{PerDest: 2 * time.Millisecond, BackoffMin: time.Millisecond, BackoffMax: 5 * time.Millisecond}
 

@@ -20,6 +20,8 @@ func (b *Bot) Show(ctx context.Context, v gate.View) (gate.MessageRef, error) {
 	if err != nil {
 		return gate.MessageRef{}, fmt.Errorf("telegram show %s: %w", v.Approval.ID, err)
 	}
+	b.replies.promptBegin()
+	defer b.replies.promptEnd()
 	text, kb := b.render(v)
 	msg := tgbotapi.NewMessage(chat, text)
 	msg.ParseMode = tgbotapi.ModeHTML
@@ -41,6 +43,8 @@ func (b *Bot) Update(ctx context.Context, ref gate.MessageRef, v gate.View) erro
 	if err1 != nil || err2 != nil {
 		return fmt.Errorf("telegram message ref %s/%s: %w", ref.ChatID, ref.MessageID, gate.ErrMessageGone)
 	}
+	b.replies.promptBegin()
+	defer b.replies.promptEnd()
 	text, kb := b.render(v)
 	if err := b.edit(ctx, chat, msgID, text, kb); err != nil {
 		if messageGone(err) {

@@ -89,6 +89,7 @@ type Bot struct {
 	api       *tgbotapi.BotAPI
 	http      *http.Client
 	out       *outbox.Outbox
+	replies   *replies // command replies, behind prompts (replies.go)
 	approvers map[int64]bool
 	username  string // the bot's own @name, to accept /cmd@name
 
@@ -134,6 +135,7 @@ func New(cfg Config, g Gate, logger *slog.Logger) (*Bot, error) {
 	b := &Bot{
 		cfg: cfg, g: g, logger: logger, api: api, http: client,
 		out:       outbox.New(limits, logger),
+		replies:   newReplies(),
 		approvers: map[int64]bool{},
 		chatID:    cfg.ChatID,
 		chatReady: make(chan struct{}),

@@ -432,21 +432,21 @@ func TestCommands(t *testing.T) {
 	}
 	rules := func() []gate.AlwaysRule { rs, _ := h.g.Rules(h.ctx(), ""); return rs }
 
-	t.Run("pending lists each prompt, replying to it", func(t *testing.T) {
+	t.Run("pending lists every call in one message, replying to the oldest prompt", func(t *testing.T) {
 		h.srv.SendText(testChat, eve, "/pending", 0)
-		m, err := h.srv.WaitMessage(h.ctx(), testChat, func(m telegramtest.Message) bool { return strings.Contains(m.Text, a1.ID+":") })
+		m, err := h.srv.WaitMessage(h.ctx(), testChat, func(m telegramtest.Message) bool { return strings.Contains(m.Text, "2 pending") })
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.ReplyTo != old {
-			t.Errorf("pending line replies to %d, want the prompt %d", m.ReplyTo, old)
+		if p := plain(t, m); !strings.Contains(p, a1.ID+": ") || !strings.Contains(p, a2.ID+": ") {
+			t.Errorf("pending list:\n%s", p)
 		}
-		if _, err := h.srv.WaitMessage(h.ctx(), testChat, func(m telegramtest.Message) bool { return strings.Contains(m.Text, a2.ID+":") }); err != nil {
-			t.Fatal(err)
+		if m.ReplyTo != old {
+			t.Errorf("pending list replies to %d, want the prompt %d", m.ReplyTo, old)
 		}
 	})
 	t.Run("rules with revoke buttons", func(t *testing.T) {
-		h.srv.SendText(testChat, eve, "/rules", 0)
+		h.srv.SendText(testChat, strangerN(1), "/rules", 0)
 		m, err := h.srv.WaitMessage(h.ctx(), testChat, func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Always rules") })
 		if err != nil {
 			t.Fatal(err)
@@ -481,10 +481,10 @@ func TestCommands(t *testing.T) {
 			text string
 			want string
 		}{
-			{eve, "/revoke " + r2, "Only an approver"},
+			{strangerN(2), "/revoke " + r2, "Only an approver"},
 			{ana, "/revoke nosuch", "No rule nosuch"},
 			{ana, "/revoke " + r2, "Revoked " + r2},
-			{eve, "/mode claude strict", "Only an approver"},
+			{strangerN(3), "/mode claude strict", "Only an approver"},
 			{ana, "/mode claude bogus", "Usage: /mode"},
 			{ana, "/mode claude strict", "Mode of claude is now strict"},
 			{ana, "/help", "/pending"},

@@ -81,7 +81,9 @@ func (b *Bot) onWordsReply(ctx context.Context, msg *tgbotapi.Message) bool {
 	}
 	say := func(text string) { b.reply(ctx, chat, msg.MessageID, text) }
 	if !b.authorized(msg.From) {
-		say("You are not an approver here; nothing was decided.")
+		if b.admit(ctx, msg) {
+			say("You are not an approver here; nothing was decided.")
+		}
 		return true
 	}
 	r := prompt.ParseReply(msg.Text)
