@@ -102,4 +102,37 @@ func TestQuickStart(t *testing.T) {
 	if !strings.HasPrefix(buf.String(), "approvalbot ") {
 		t.Errorf("version = %q", buf.String())
 	}
+
+	// The README's agent setup: `approvalbot install claude` writes the
+	// hook into ~/.claude/settings.json, by absolute path, failing closed.
+	run("install", "claude")
+	raw, err := os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
+	if err != nil {
+		t.Fatalf("install claude wrote no settings: %v", err)
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command   string `json:"command"`
+				Timeout   int    `json:"timeout"`
+				OnFailure string `json:"onFailure"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(raw, &settings); err != nil {
+		t.Fatalf("settings.json: %v\n%s", err, raw)
+	}
+	found := false
+	for _, m := range settings.Hooks["PreToolUse"] {
+		for _, h := range m.Hooks {
+			f := strings.Fields(h.Command) // [NAME=VALUE ...] BINARY hook claude
+			if len(f) >= 3 && strings.HasSuffix(h.Command, " hook claude") && filepath.IsAbs(f[len(f)-3]) &&
+				h.OnFailure == "block" && h.Timeout > 600 {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("install claude: no fail-closed PreToolUse hook by absolute path with a timeout above the approval's:\n%s", raw)
+	}
 }
