@@ -1,24 +1,39 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
+	"approvalbot/api"
 	"approvalbot/gate"
 	"approvalbot/prompt"
 )
 
 // runPending is `approvalbot pending [--json]`: the approvals waiting for a person.
+// With --json it prints {"approvals": [...]}, each object exactly as
+// GET /v1/approvals?status=pending answers it (every page), so scripts
+// see the API's fields (decision, rules, judged, ...) and no others.
 func runPending(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "pending", "pending [--json]")
-	asJSON := fs.Bool("json", false, "print the approvals as JSON")
+	asJSON := fs.Bool("json", false, `print {"approvals": [...]} as the API's GET /v1/approvals?status=pending has them`)
 	if _, code, ok := parseFlags(e, fs, args, 0); !ok {
 		return code
 	}
-	c := approverClientFromEnv(e)
+	var pages *pageRecorder
+	var opts []api.Option
+	if *asJSON {
+		pages = &pageRecorder{next: http.DefaultTransport}
+		opts = append(opts, api.WithHTTPClient(&http.Client{Transport: pages}))
+	}
+	c := approverClientFromEnv(e, opts...)
 	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
 	defer cancel()
 	list, err := c.List(ctx, gate.StatusPending)
@@ -26,7 +41,14 @@ func runPending(ctx context.Context, e *env, args []string) int {
 		return clientFailed(e, "pending", c, err)
 	}
 	if *asJSON {
-		if err := printJSON(e, list); err != nil {
+		raw, err := pages.approvals()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "approvalbot pending: %v\n", err)
+			return exitFailure
+		}
+		if err := printJSON(e, struct {
+			Approvals []json.RawMessage `json:"approvals"`
+		}{raw}); err != nil {
 			return exitFailure
 		}
 		return exitOK
@@ -75,4 +97,49 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// pageRecorder keeps the body of every successful list page the client
+// reads (GET .../v1/approvals), so --json can print the API's objects as
+// they came instead of re-encoding what the client decoded. The client
+// still does the paging, the credential and the error messages.
+type pageRecorder struct {
+	next http.RoundTripper
+
+	mu    sync.Mutex
+	pages [][]byte
+}
+
+func (r *pageRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.next.RoundTrip(req)
+	if err != nil || resp.StatusCode/100 != 2 || req.Method != http.MethodGet || !strings.HasSuffix(req.URL.Path, "/v1/approvals") {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", req.URL.Path, err)
+	}
+	r.mu.Lock()
+	r.pages = append(r.pages, body)
+	r.mu.Unlock()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
+}
+
+// approvals are the approval objects of every recorded page, in order.
+func (r *pageRecorder) approvals() ([]json.RawMessage, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := []json.RawMessage{}
+	for _, p := range r.pages {
+		var page struct {
+			Approvals []json.RawMessage `json:"approvals"`
+		}
+		if err := json.Unmarshal(p, &page); err != nil {
+			return nil, fmt.Errorf("the daemon's list answer is not JSON: %w", err)
+		}
+		out = append(out, page.Approvals...)
+	}
+	return out, nil
 }
