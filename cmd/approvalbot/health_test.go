@@ -48,7 +48,10 @@ func TestRulesReloadSameSizeAndMtime(t *testing.T) {
 	defer g.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); watchRules(ctx, s, "", g, stamp, time.Millisecond, slog.New(slog.DiscardHandler)) }()
+	go func() {
+		defer close(done)
+		watchRules(ctx, s, "", g, stamp, time.Millisecond, slog.New(slog.DiscardHandler))
+	}()
 	defer func() { cancel(); <-done }()
 
 	echo := gate.Call{Agent: "a", Tool: "Bash", Input: json.RawMessage(`{"command":"echo hi"}`), Cwd: dir}
