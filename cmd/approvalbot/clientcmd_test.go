@@ -74,8 +74,10 @@ func TestPendingCommand(t *testing.T) {
 		t.Errorf("agent text reached the terminal raw:\n%q", out)
 	}
 	code, out, _ = run(t, d.url, cliAdminToken, "pending", "--json")
-	var list []gate.Approval
-	if code != exitOK || json.Unmarshal([]byte(out), &list) != nil || len(list) != 2 {
+	var list struct {
+		Approvals []gate.Approval `json:"approvals"`
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &list) != nil || len(list.Approvals) != 2 {
 		t.Fatalf("--json: %d %s", code, out)
 	}
 }

@@ -74,11 +74,13 @@ func TestQuickStart(t *testing.T) {
 	var id string
 	deadline := time.Now().Add(20 * time.Second)
 	for id == "" {
-		var list []struct {
-			ID string `json:"id"`
+		var list struct {
+			Approvals []struct {
+				ID string `json:"id"`
+			} `json:"approvals"`
 		}
-		if err := json.Unmarshal([]byte(run("pending", "--json")), &list); err == nil && len(list) == 1 {
-			id = list[0].ID
+		if err := json.Unmarshal([]byte(run("pending", "--json")), &list); err == nil && len(list.Approvals) == 1 {
+			id = list.Approvals[0].ID
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the call never showed in `approvalbot pending`")
