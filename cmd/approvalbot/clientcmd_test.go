@@ -75,7 +75,7 @@ func TestPendingCommand(t *testing.T) {
 	}
 	code, out, _ = run(t, d.url, cliAdminToken, "pending", "--json")
 	var list struct {
-		Approvals []gate.Approval `json:"approvals"`
+		Approvals []map[string]any `json:"approvals"`
 	}
 	if code != exitOK || json.Unmarshal([]byte(out), &list) != nil || len(list.Approvals) != 2 {
 		t.Fatalf("--json: %d %s", code, out)
