@@ -148,6 +148,15 @@ func TestRedTeamRound2(t *testing.T) {
 		`tree -H . --hintro=x.key`,
 		`xargs --a=x.key`,
 		`xargs --arg-f=../.kube/config`,
+		// round 6
+		`x=1; e=; x="a[\$(touch /tmp/pwned8)]" $e; echo $((x))`,
+		`k=main.go; e=; k=../.kube/config $e; cat $k`,
+		`a="-name a.go"; e=; a="-exec touch /tmp/pwned ;" $e; find . $a`,
+		`x='BEGIN{a=1?1':~/'1;system("touch pwned");b=1/1}'; awk "$x"`,
+		`cat {""x.key,main.go}`,
+		`cat {""x,.}env`,
+		`find . -name a.go {""-exec,touch} /tmp/pwned5 \;`,
+		`sort {""-o/tmp/pwned,main.go}`,
 	)
 	for _, line := range lines {
 		in, _ := json.Marshal(map[string]string{"command": line})

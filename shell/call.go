@@ -12,6 +12,11 @@ func (a *analyzer) call(ce *syntax.CallExpr, in stdinKind, script *stdinScript) 
 	src := a.source(ce)
 	exported := len(ce.Args) > 0
 	envHazard := ""
+	type assigned struct {
+		name string
+		v    value
+	}
+	var done []assigned
 	for _, as := range ce.Assigns {
 		name, v, why := a.assign(as, exported)
 		if why != "" {
@@ -24,13 +29,27 @@ func (a *analyzer) call(ce *syntax.CallExpr, in stdinKind, script *stdinScript) 
 		if !exported && name != "" {
 			a.st.set(name, v)
 		}
+		done = append(done, assigned{name, v})
 	}
 	if !exported {
 		return
 	}
 	fs := a.res.argv(ce.Args, make([]field, 0, len(ce.Args)))
 	if len(fs) == 0 {
-		return // every word expanded to nothing: bash only assigns
+		// Every word expanded to nothing: bash runs no command and makes
+		// the assignments in this shell.
+		if envHazard != "" {
+			a.notUnderstood(envHazard)
+		}
+		for _, d := range done {
+			if d.name != "" {
+				if why := assignable(d.name, false); why != "" {
+					a.notUnderstood("assignment " + why)
+				}
+				a.st.set(d.name, d.v)
+			}
+		}
+		return
 	}
 	a.simple(fs, src, envHazard, in, script, a.wrapper, a.depth)
 }

@@ -60,6 +60,9 @@ func (r *resolver) argv(ws []*syntax.Word, out []field) []field {
 // word appends the fields of one command word: brace expansion, then
 // expansion, splitting and globbing.
 func (r *resolver) word(w *syntax.Word, out []field) []field {
+	if braceAcrossParts(w) {
+		r.a.notUnderstood("a brace expansion across quotes or expansions")
+	}
 	if hasBrace(w) {
 		return r.braces(w, out)
 	}
@@ -96,6 +99,26 @@ func hasBrace(w *syntax.Word) bool {
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 && strings.ContainsAny(l.Value, ",.") {
 			return true
+		}
+	}
+	return false
+}
+
+// braceAcrossParts reports an unquoted "{" and a later unquoted "}" in
+// different parts of a word (`{""a,b}`, `{$e.env,x}`): bash may expand
+// them as braces, which SplitBraces, reading literal parts alone, does not.
+func braceAcrossParts(w *syntax.Word) bool {
+	open := -1
+	for i, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok {
+			continue
+		}
+		if open >= 0 && open < i && strings.IndexByte(l.Value, '}') >= 0 {
+			return true
+		}
+		if j := strings.LastIndexByte(l.Value, '{'); j >= 0 && strings.IndexByte(l.Value[j:], '}') < 0 {
+			open = i
 		}
 	}
 	return false
@@ -555,6 +578,14 @@ func (r *resolver) noSplitLit(b []byte, v string, first bool, ctx wordCtx) []byt
 	}
 	for ; i < len(v); i++ {
 		c := v[i]
+		if c == ':' && ctx == ctxNoSplit && i+1 < len(v) && v[i+1] == '~' {
+			// bash expands a tilde after ":" in an assignment value: its
+			// text is not followed here.
+			b = append(b, ':')
+			b = appendDyn(b)
+			i++
+			continue
+		}
 		if c == '\\' && i+1 < len(v) {
 			i++
 			if v[i] == '\n' {
