@@ -157,6 +157,19 @@ func TestRedTeamRound2(t *testing.T) {
 		`cat {""x,.}env`,
 		`find . -name a.go {""-exec,touch} /tmp/pwned5 \;`,
 		`sort {""-o/tmp/pwned,main.go}`,
+		// round 7
+		`x=; echo ${x:=a[\$(touch\ /tmp/pwned)]} <<< $((x))`,
+		`x=; y=$((x)) echo ${x:=a[\$(touch\ /tmp/pwned)]}`,
+		`x=; echo ${x:=/tcp/127.0.0.1/18777} < /dev$x`,
+		`x=; echo ${x:=/../..} > sub$x/pwned`,
+		`x='b[$(touch /tmp/pwned)]'; echo hi {a[x]}<<<q`,
+		`echo hi {IFS}<<<x; x=x.key1main.go; cat $x`,
+		`x=1; y=$x; for i in 1 2 3; do echo $((y)); y=$x; x='a[$(touch /tmp/pwned)]'; done`,
+		`x=main.go; y=$x; for i in 1 2 3; do cat $y; y=$x; x=.env; done`,
+		`y=main.go; case x in x) y=.env ;& z) cat $y ;; esac`,
+		`case x in x) cd .. ;;& x) echo hi > pwned ;; esac`,
+		`declare x={.,-exec\ touch\ /tmp/pwned\ \;}; find main.go $x`,
+		`declare x={main.go,x.key}; cat $x`,
 	)
 	for _, line := range lines {
 		in, _ := json.Marshal(map[string]string{"command": line})

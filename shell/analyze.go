@@ -64,6 +64,8 @@ type analyzer struct {
 	home string
 	st   *state
 	res  resolver
+	// inWord counts arithmetic expansions being resolved inside a word.
+	inWord int
 	// outside de-duplicates OutsidePaths in linear time.
 	outside map[string]bool
 	// src is the text of the script being walked, for Source.
@@ -440,19 +442,28 @@ func (a *analyzer) branch(fn func()) {
 // changes the state, it is walked again from the merged (partly unknown)
 // state, so the second pass sees what the first one left.
 func (a *analyzer) loop(fn func()) {
-	before := a.st.clone()
 	mark := len(a.an.Commands)
 	marks := [3]int{len(a.an.Writes), len(a.an.Reads), len(a.an.Network)}
-	fn()
-	if a.st.same(before) {
-		return
+	// Walk the body again from the merged state until a pass changes
+	// nothing: each iteration sees what the earlier ones left, however
+	// long a chain of assignments takes to reach it.
+	for pass := 0; ; pass++ {
+		start := a.st.clone()
+		fn()
+		if a.st.same(start) {
+			return
+		}
+		a.st.merge(start)
+		if a.st.same(start) {
+			return
+		}
+		if pass == 8 {
+			a.notUnderstood("a loop whose shell state does not settle")
+			return
+		}
+		a.an.Commands = a.an.Commands[:mark]
+		a.an.Writes, a.an.Reads, a.an.Network = a.an.Writes[:marks[0]], a.an.Reads[:marks[1]], a.an.Network[:marks[2]]
 	}
-	a.st.merge(before)
-	a.an.Commands = a.an.Commands[:mark]
-	a.an.Writes, a.an.Reads, a.an.Network = a.an.Writes[:marks[0]], a.an.Reads[:marks[1]], a.an.Network[:marks[2]]
-	start := a.st.clone()
-	fn()
-	a.st.merge(start)
 }
 
 func (a *analyzer) ifClause(c *syntax.IfClause) {
@@ -522,6 +533,10 @@ func (a *analyzer) caseClause(c *syntax.CaseClause) {
 	before := a.st.clone()
 	var merged *state
 	for _, it := range c.Items {
+		if it.Op != syntax.Break {
+			// ;& and ;;& carry one item's state into the next body.
+			a.notUnderstood("a case item ending in " + it.Op.String())
+		}
 		a.st = before.clone()
 		for _, p := range it.Patterns {
 			a.res.single(p, ctxPattern)
@@ -544,10 +559,27 @@ func (a *analyzer) caseClause(c *syntax.CaseClause) {
 // redirect records what one redirection reads or writes, and returns the
 // literal script a heredoc or here-string feeds the command, if any.
 func (a *analyzer) redirect(r *syntax.Redirect) *stdinScript {
+	if r.N != nil && !isDigits(r.N.Value) {
+		// {var}>file allocates an fd into a variable (a subscript in it is
+		// arithmetic).
+		a.notUnderstood("a redirection that allocates a file descriptor ({" + r.N.Value + "})")
+	}
 	switch r.Op {
 	case syntax.Hdoc, syntax.DashHdoc:
 		if r.Hdoc == nil {
 			return &stdinScript{literal: true}
+		}
+		if quotedDelim(r.Word) {
+			// <<'EOF': the body is taken as written, no escapes.
+			var b strings.Builder
+			for _, p := range r.Hdoc.Parts {
+				if l, ok := p.(*syntax.Lit); ok {
+					b.WriteString(l.Value)
+				} else {
+					return &stdinScript{}
+				}
+			}
+			return &stdinScript{text: b.String(), literal: true}
 		}
 		f := a.res.single(r.Hdoc, ctxHeredoc)
 		return &stdinScript{text: f.s, literal: !f.dyn}
@@ -568,10 +600,6 @@ func (a *analyzer) redirect(r *syntax.Redirect) *stdinScript {
 	}
 	if t.glob {
 		t = dynField()
-	}
-	if r.N != nil && !isDigits(r.N.Value) {
-		// {var}>file allocates an fd into a variable.
-		a.notUnderstood("a redirection that allocates a file descriptor ({" + r.N.Value + "})")
 	}
 	switch r.Op {
 	case syntax.DplOut, syntax.DplIn:
@@ -595,6 +623,20 @@ func (a *analyzer) redirect(r *syntax.Redirect) *stdinScript {
 	}
 	a.writeTarget(r.Op.String(), t)
 	return nil
+}
+
+// quotedDelim reports a heredoc delimiter with quotes or a backslash.
+func quotedDelim(w *syntax.Word) bool {
+	if w == nil {
+		return false
+	}
+	for _, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok || strings.ContainsRune(l.Value, '\\') {
+			return true
+		}
+	}
+	return false
 }
 
 // network records a /dev/tcp or /dev/udp path; bash opens a socket for it.

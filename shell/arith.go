@@ -51,6 +51,10 @@ func isArithAssign(op syntax.BinAritOperator) bool {
 // arithTarget judges the variable an arithmetic assignment sets: a plain
 // name the line may set; from then on it holds an integer.
 func (a *analyzer) arithTarget(x syntax.ArithmExpr) {
+	if a.inWord > 0 {
+		// $((x=...)) in a word: same ordering problem as ${x:=...}.
+		a.notUnderstood("an assignment inside a word ($((...=...)))")
+	}
 	w, ok := x.(*syntax.Word)
 	name := ""
 	if ok {

@@ -50,6 +50,10 @@ func (a *analyzer) declClause(d *syntax.DeclClause) {
 			}
 		case as.Name != nil:
 			opts = false
+			if as.Value != nil && (hasBrace(as.Value) || braceAcrossParts(as.Value)) {
+				// declare x={a,b}: bash brace-expands declaration arguments.
+				a.notUnderstood(variant + " with a brace expansion in a value")
+			}
 			name, v, why := a.assign(as, exported)
 			if why != "" {
 				a.notUnderstood(why)

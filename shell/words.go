@@ -315,7 +315,9 @@ func (r *resolver) subst(b []byte, p syntax.WordPart, f *field) []byte {
 	case *syntax.ProcSubst:
 		a.subshell(func() { a.stmts(p.Stmts) })
 	case *syntax.ArithmExp:
+		a.inWord++
 		a.arith(p.X)
+		a.inWord--
 		f.numeric = true
 	default:
 		a.notUnderstood(fmt.Sprintf("a word part of kind %T", p))
@@ -408,6 +410,10 @@ func (r *resolver) param(b []byte, pe *syntax.ParamExp, quoted bool, f *field) [
 				a.notUnderstood("the parameter transformation ${...@" + op + "}")
 			}
 		case syntax.AssignUnset, syntax.AssignUnsetOrNull:
+			// bash expands a command's words before its redirections and
+			// prefix assignments, which the analysis has judged already:
+			// an assignment inside a word is not followed.
+			a.notUnderstood("an assignment inside a word (${...=...})")
 			if pe.Param != nil {
 				if why := assignable(pe.Param.Value, false); why != "" {
 					a.notUnderstood("${...=...} assigns " + why)
