@@ -390,63 +390,10 @@ func objectAt(root map[string]any, keys []string) (map[string]any, error) {
 	return cur, nil
 }
 
-// mergeHookGroup puts entry into the matcher-group list at keys (Claude
-// Code, Codex and Gemini CLI: [{"matcher": m, "hooks": [entry...]}]):
-// an existing approvalbot entry is replaced in place, else a new group is
-// appended. Everything else is kept.
-func mergeHookGroup(path string, keys []string, matcher string, entry map[string]any, ours func(string) bool, top map[string]any) ([]byte, string, error) {
-	root, note, err := loadSettings(path)
-	if err != nil {
-		return nil, "", err
-	}
-	for k, v := range top {
-		if _, ok := root[k]; !ok {
-			root[k] = v
-		}
-	}
-	parent, err := objectAt(root, keys[:len(keys)-1])
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", path, err)
-	}
-	last := keys[len(keys)-1]
-	groups, _ := parent[last].([]any)
-	if parent[last] != nil && groups == nil {
-		return nil, "", fmt.Errorf("%s: %q is not a list", path, last)
-	}
-	found := false
-	for _, g := range groups {
-		gm, ok := g.(map[string]any)
-		if !ok {
-			continue
-		}
-		hooks, _ := gm["hooks"].([]any)
-		var kept []any
-		for _, h := range hooks {
-			hm, ok := h.(map[string]any)
-			if cmd, _ := hm["command"].(string); ok && ours(cmd) {
-				if !found {
-					kept = append(kept, entry)
-					found = true
-				}
-				continue
-			}
-			kept = append(kept, h)
-		}
-		if hooks != nil {
-			gm["hooks"] = kept
-		}
-	}
-	if !found {
-		groups = append(groups, map[string]any{"matcher": matcher, "hooks": []any{entry}})
-	}
-	parent[last] = groups
-	b, err := marshalSettings(root)
-	return b, note, err
-}
-
-// mergeHookList puts entry into the flat hook list at keys (Copilot CLI and
-// Cursor: [entry...]), replacing an existing approvalbot entry in place.
-func mergeHookList(path string, keys []string, entry map[string]any, ours func(string) bool, top map[string]any) ([]byte, string, error) {
+// editHookList loads the settings at path, fills in the top-level keys of
+// top it lacks, hands the list at keys to edit and encodes the result:
+// the part mergeHookGroup and mergeHookList share.
+func editHookList(path string, keys []string, top map[string]any, edit func([]any) []any) ([]byte, string, error) {
 	root, note, err := loadSettings(path)
 	if err != nil {
 		return nil, "", err
@@ -465,29 +412,73 @@ func mergeHookList(path string, keys []string, entry map[string]any, ours func(s
 	if parent[last] != nil && list == nil {
 		return nil, "", fmt.Errorf("%s: %q is not a list", path, last)
 	}
-	found := false
-	var kept []any
-	for _, h := range list {
-		hm, ok := h.(map[string]any)
-		cmd, _ := hm["command"].(string)
-		if bash, _ := hm["bash"].(string); bash != "" {
-			cmd = bash
-		}
-		if ok && ours(cmd) {
-			if !found {
-				kept = append(kept, entry)
-				found = true
-			}
-			continue
-		}
-		kept = append(kept, h)
-	}
-	if !found {
-		kept = append(kept, entry)
-	}
-	parent[last] = kept
+	parent[last] = edit(list)
 	b, err := marshalSettings(root)
 	return b, note, err
+}
+
+// mergeHookGroup puts entry into the matcher-group list at keys (Claude
+// Code, Codex and Gemini CLI: [{"matcher": m, "hooks": [entry...]}]):
+// an existing approvalbot entry is replaced in place, else a new group is
+// appended. Everything else is kept.
+func mergeHookGroup(path string, keys []string, matcher string, entry map[string]any, ours func(string) bool, top map[string]any) ([]byte, string, error) {
+	return editHookList(path, keys, top, func(groups []any) []any {
+		found := false
+		for _, g := range groups {
+			gm, ok := g.(map[string]any)
+			if !ok {
+				continue
+			}
+			hooks, _ := gm["hooks"].([]any)
+			var kept []any
+			for _, h := range hooks {
+				hm, ok := h.(map[string]any)
+				if cmd, _ := hm["command"].(string); ok && ours(cmd) {
+					if !found {
+						kept = append(kept, entry)
+						found = true
+					}
+					continue
+				}
+				kept = append(kept, h)
+			}
+			if hooks != nil {
+				gm["hooks"] = kept
+			}
+		}
+		if !found {
+			groups = append(groups, map[string]any{"matcher": matcher, "hooks": []any{entry}})
+		}
+		return groups
+	})
+}
+
+// mergeHookList puts entry into the flat hook list at keys (Copilot CLI and
+// Cursor: [entry...]), replacing an existing approvalbot entry in place.
+func mergeHookList(path string, keys []string, entry map[string]any, ours func(string) bool, top map[string]any) ([]byte, string, error) {
+	return editHookList(path, keys, top, func(list []any) []any {
+		found := false
+		var kept []any
+		for _, h := range list {
+			hm, ok := h.(map[string]any)
+			cmd, _ := hm["command"].(string)
+			if bash, _ := hm["bash"].(string); bash != "" {
+				cmd = bash
+			}
+			if ok && ours(cmd) {
+				if !found {
+					kept = append(kept, entry)
+					found = true
+				}
+				continue
+			}
+			kept = append(kept, h)
+		}
+		if !found {
+			kept = append(kept, entry)
+		}
+		return kept
+	})
 }
 
 func marshalSettings(root map[string]any) ([]byte, error) {
