@@ -40,19 +40,9 @@ type hookInput struct {
 // input still carries what could be read (the event name, for the answer's shape).
 func parseHookInput(r io.Reader) (hookInput, error) {
 	var in hookInput
-	raw, err := io.ReadAll(io.LimitReader(r, maxHookInput+1))
+	raw, err := readRaw(r)
 	if err != nil {
-		return in, fmt.Errorf("read hook input: %w", err)
-	}
-	if len(raw) > maxHookInput {
-		return in, fmt.Errorf("hook input larger than %d bytes", maxHookInput)
-	}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return in, errors.New("hook input is empty")
-	}
-	if raw[0] != '{' {
-		return in, errors.New("hook input is not a JSON object")
+		return in, err
 	}
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return hookInput{}, fmt.Errorf("hook input is not valid JSON: %w", err)
