@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"approvalbot/api"
-	"approvalbot/config"
+	"approvalbot/e2e/e2etest"
 	"approvalbot/gate"
 )
 
@@ -309,51 +309,11 @@ func startDaemon(t *testing.T, bin, dir string) (url string, client *api.Client)
 	if err := os.WriteFile(rulesPath, []byte(rules), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	url = "http://" + addr
-	ctx, cancel := context.WithCancel(context.Background())
-	serve := exec.CommandContext(ctx, bin, "serve")
-	serve.Env = append(os.Environ(),
+	return e2etest.Serve(t, bin, e2etest.FreeAddr(t), filepath.Join(dir, "data"),
 		"HOME="+dir,
-		"APPROVALBOT_DATA_DIR="+filepath.Join(dir, "data"),
-		"APPROVALBOT_LISTEN="+addr,
 		"APPROVALBOT_RULES="+rulesPath,
 		"APPROVALBOT_TIMEOUT=80s",
 	)
-	var serveLog bytes.Buffer
-	serve.Stdout, serve.Stderr = &serveLog, &serveLog
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = serve.Wait()
-		if t.Failed() {
-			t.Logf("approvalbot serve log:\n%s", serveLog.String())
-		}
-	})
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		hctx, hcancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := api.NewClient(url, "").Health(hctx)
-		hcancel()
-		if err == nil {
-			tok, err := config.ReadApproverToken(filepath.Join(dir, "data"), true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return url, api.NewClient(url, tok)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("daemon did not come up: %v\n%s", err, serveLog.String())
-		}
-		time.Sleep(50 * time.Millisecond) // polling for readiness, bounded by the deadline
-	}
 }
 
 // agentCase is how one agent is installed, set up and run.

@@ -3,11 +3,9 @@
 package claudee2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -17,7 +15,7 @@ import (
 	"time"
 
 	"approvalbot/api"
-	"approvalbot/config"
+	"approvalbot/e2e/e2etest"
 	"approvalbot/gate"
 )
 
@@ -59,25 +57,6 @@ func claudeBin(t *testing.T) string {
 		t.Fatalf("Claude Code CLI not found at %s: run e2e/claude/setup.sh first (or set CLAUDE_BIN)", p)
 	}
 	return p
-}
-
-func freeAddr(t testing.TB) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// buildApprovalbot builds the binary once per test binary run.
-func buildApprovalbot(t testing.TB, dir string) string {
-	bin := filepath.Join(dir, "approvalbot")
-	cmd := exec.Command("go", "build", "-o", bin, "approvalbot/cmd/approvalbot")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 func newHarness(t *testing.T) *harness {
@@ -256,7 +235,7 @@ func TestClaudeCodeAskedCommandRunsOnlyAfterApproval(t *testing.T) {
 // rules on a free loopback port, until the test ends.
 func startDaemon(t testing.TB, root string) (bin, url string, client *api.Client) {
 	t.Helper()
-	bin = buildApprovalbot(t, root)
+	bin = e2etest.BuildBinary(t, root)
 	home := filepath.Join(root, "home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		t.Fatal(err)
@@ -265,46 +244,10 @@ func startDaemon(t testing.TB, root string) (bin, url string, client *api.Client
 	if err := os.WriteFile(rulesPath, []byte(rules), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
-	url = "http://" + addr
-	ctx, cancel := context.WithCancel(context.Background())
-	serve := exec.CommandContext(ctx, bin, "serve")
-	serve.Env = append(os.Environ(),
+	url, client = e2etest.Serve(t, bin, e2etest.FreeAddr(t), filepath.Join(root, "data"),
 		"HOME="+home,
-		"APPROVALBOT_DATA_DIR="+filepath.Join(root, "data"),
-		"APPROVALBOT_LISTEN="+addr,
 		"APPROVALBOT_RULES="+rulesPath,
 		"APPROVALBOT_TIMEOUT=2m",
 	)
-	var serveLog bytes.Buffer
-	serve.Stdout, serve.Stderr = &serveLog, &serveLog
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = serve.Wait()
-		if t.Failed() {
-			t.Logf("approvalbot serve log:\n%s", serveLog.String())
-		}
-	})
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		hctx, hcancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := api.NewClient(url, "").Health(hctx)
-		hcancel()
-		if err == nil {
-			// The tests decide as the person on this machine: with the
-			// approver token serve made in its data dir.
-			tok, err := config.ReadApproverToken(filepath.Join(root, "data"), true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return bin, url, api.NewClient(url, tok)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("daemon did not come up: %v\n%s", err, serveLog.String())
-		}
-		time.Sleep(50 * time.Millisecond) // polling for readiness, bounded by the deadline
-	}
+	return bin, url, client
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 
 	"approvalbot/api"
 	"approvalbot/config"
+	"approvalbot/e2e/e2etest"
 	"approvalbot/gate"
 )
 
@@ -38,7 +38,7 @@ func TestWatchUnderTmux(t *testing.T) {
 		t.Fatalf("tmux is needed (apt-get install -y tmux): %v", err)
 	}
 	dir := t.TempDir()
-	bin := buildBinary(t, dir)
+	bin := e2etest.BuildBinary(t, dir)
 	url := startServe(t, bin, dir)
 	// watch finds the approver token in the daemon's data dir, as on the
 	// person's own machine.
@@ -122,26 +122,6 @@ func wait[T any](t *testing.T, ch <-chan T) T {
 	}
 }
 
-func buildBinary(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "approvalbot")
-	cmd := exec.Command("go", "build", "-o", bin, "approvalbot/cmd/approvalbot")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build approvalbot: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // startServe runs `approvalbot serve` on a loopback port with a temporary
 // data dir and a rules file that asks about every call.
 func startServe(t *testing.T, bin, dir string) string {
@@ -150,7 +130,7 @@ func startServe(t *testing.T, bin, dir string) string {
 	if err := os.WriteFile(rules, []byte(`{"*": "ask"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freePort(t)
+	addr := e2etest.FreeAddr(t)
 	logf, err := os.Create(filepath.Join(dir, "serve.log"))
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,6 +23,7 @@ import (
 
 	"approvalbot/api"
 	"approvalbot/config"
+	"approvalbot/e2e/e2etest"
 	"approvalbot/gate"
 )
 
@@ -45,7 +45,7 @@ const (
 // saves screenshots.
 func TestWebPage(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildBinary(t, dir)
+	bin := e2etest.BuildBinary(t, dir)
 	d := startServe(t, bin, dir)
 	agent := api.NewClient(d.url, "") // no token: an open loopback daemon
 	tok, err := config.ReadApproverToken(filepath.Join(dir, "data"), true)
@@ -284,26 +284,6 @@ func (d *daemon) logsText() string {
 	return string(b)
 }
 
-func buildBinary(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "approvalbot")
-	cmd := exec.Command("go", "build", "-o", bin, "approvalbot/cmd/approvalbot")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 var linkRE = regexp.MustCompile(`http://\S+/ui/#link=[A-Za-z0-9_-]+`)
 
 func startServe(t *testing.T, bin, dir string) *daemon {
@@ -312,7 +292,7 @@ func startServe(t *testing.T, bin, dir string) *daemon {
 	if err := os.WriteFile(rules, []byte(`{"*": "ask"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freePort(t)
+	addr := e2etest.FreeAddr(t)
 	logPath := filepath.Join(dir, "serve.log")
 	logf, err := os.Create(logPath)
 	if err != nil {
