@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -109,8 +110,13 @@ func statusOf(err error) (status int, code, msg string, internal bool) {
 		return http.StatusTooManyRequests, codeTooMany, err.Error(), false
 	case errors.Is(err, gate.ErrUnauthorized):
 		return http.StatusForbidden, codeForbidden, err.Error(), false
-	case errors.Is(err, gate.ErrClosed):
+	case errors.Is(err, gate.ErrClosed), errors.Is(err, context.Canceled):
+		// Canceled: serve cancels the handlers' context at shutdown (or the
+		// client left, and then nobody reads this). Either way the request
+		// may be retried, so it must not look like a failure.
 		return http.StatusServiceUnavailable, codeClosed, "approvalbot is shutting down", false
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable, codeClosed, "approvalbot is busy: try again", false
 	}
 	return http.StatusInternalServerError, codeInternal, "internal error", true
 }

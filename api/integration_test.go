@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -221,5 +223,39 @@ func TestSubmitRefusalsRealGate(t *testing.T) {
 	// The same call under its key still gets its own decision.
 	if r := e.call(t, "POST", "/v1/calls", "", `{"agent":"claude","session_id":"s1","tool":"AskTool","input":{"cmd":"terraform apply"},"idempotency_key":"call-0001"}`); r.body["status"] != "approved" {
 		t.Errorf("re-post of the first call: %s", r.raw)
+	}
+}
+
+// TestShutdownAnswers503: serve cancels the handlers' base context before
+// it stops listening, so a request arriving in that window sees a store
+// that says "context canceled". The answer must be 503 "shutting down",
+// which hooks retry until the daemon is back, not a 500 that they turn
+// into a deny.
+func TestShutdownAnswers503(t *testing.T) {
+	g, closeGate := realGate(t, t.TempDir())
+	defer closeGate()
+	srv := NewServer(Config{Open: true, AdminTokens: map[string]string{tokLocal: "local-approver"}}, g, nil)
+	a, err := g.Submit(context.Background(), gate.Call{Agent: "claude-code", Tool: "Bash",
+		Input: json.RawMessage(`{"command":"make deploy"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, cancel := context.WithCancel(context.Background())
+	cancel() // serve's runCtx at shutdown
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config.BaseContext = func(net.Listener) context.Context { return base }
+	ts.Start()
+	defer ts.Close()
+	for _, path := range []string{"/v1/approvals/" + a.ID, "/v1/approvals/" + a.ID + "?wait=5s"} {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || body["code"] != codeClosed {
+			t.Errorf("GET %s while shutting down: %d %v, want 503 %s", path, resp.StatusCode, body, codeClosed)
+		}
 	}
 }

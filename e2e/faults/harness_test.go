@@ -94,7 +94,12 @@ func newDaemon(t testing.TB, extraEnv ...string) *daemon {
 	d.env = append(os.Environ(), "HOME="+dir, "APPROVALBOT_DATA_DIR="+d.dataDir, "APPROVALBOT_LISTEN="+addr,
 		"APPROVALBOT_RULES="+rules, "APPROVALBOT_TIMEOUT=10m", "APPROVALBOT_LOG_LEVEL=info")
 	d.env = append(d.env, extraEnv...)
-	t.Cleanup(func() { d.stop(syscall.SIGKILL) })
+	t.Cleanup(func() {
+		d.stop(syscall.SIGKILL)
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", tail(d.logs.String(), 6000))
+		}
+	})
 	return d
 }
 
