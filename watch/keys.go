@@ -155,7 +155,7 @@ func csiKey(params []byte, final byte) Key {
 	case 'D':
 		return Left
 	case 'Z':
-		return Tab // Shift+Tab: the scope has two values, either way switches
+		return Left // Shift+Tab: back, as ← (the Always expiry, the call in focus)
 	case '~':
 		switch string(params) {
 		case "5":

@@ -20,7 +20,7 @@ func TestParseKeys(t *testing.T) {
 		{"arrows SS3", "\x1bOA\x1bOB\x1bOC\x1bOD", []Key{Up, Down, Right, Left}, ""},
 		{"arrows with modifiers", "\x1b[1;5A", []Key{Up}, ""},
 		{"page keys and delete", "\x1b[5~\x1b[6~\x1b[3~", []Key{PgUp, PgDn, Backspace}, ""},
-		{"shift+tab", "\x1b[Z", []Key{Tab}, ""},
+		{"shift+tab is back", "\x1b[Z", []Key{Left}, ""},
 		{"lone esc", "\x1b", []Key{Esc}, ""},
 		{"double esc", "\x1b\x1b", []Key{Esc, Esc}, ""},
 		{"alt+x is esc then x", "\x1bx", []Key{Esc, Rune('x')}, ""},

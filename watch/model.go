@@ -16,11 +16,15 @@ import (
 // Choice is the selected line of the box.
 type Choice int
 
-// The three choices, in the order shown (and numbered 1, 2, 3).
+// The choices, in the order shown (and numbered 1 to 5). The first three
+// decide the call in focus; the batch choices, shown only in a grouped
+// view, decide every call the view lists.
 const (
 	ChoiceApprove Choice = iota
 	ChoiceAlways
 	ChoiceDeny
+	ChoiceApproveAll
+	ChoiceDenyAll
 )
 
 // DecisionKind is what a person decided.
@@ -32,14 +36,20 @@ const (
 	DecideAlways  DecisionKind = "always"
 	DecideDeny    DecisionKind = "deny"
 	DecideStop    DecisionKind = "stop"
+	// DecideApproveAll and DecideDenyAll decide every call of a grouped
+	// view, exactly those in Members.
+	DecideApproveAll DecisionKind = "approve_all"
+	DecideDenyAll    DecisionKind = "deny_all"
 )
 
 // Decision is a decision the model asks the loop to send.
 type Decision struct {
-	ID     string
-	Kind   DecisionKind
-	Scope  gate.Scope // for DecideAlways
-	Reason string     // for DecideDeny
+	ID        string // the call; for a batch, the first of Members
+	Kind      DecisionKind
+	Scope     gate.Scope         // for DecideAlways
+	ExpiresAt *time.Time         // for DecideAlways: when the rule expires; nil never
+	Reason    string             // for DecideDeny and DecideDenyAll
+	Members   []gate.BatchMember // for a batch: the calls shown, each with its digest
 }
 
 // Action is what the loop must do after an Update: nothing, send a
@@ -94,8 +104,12 @@ type DisconnectedMsg struct {
 type DecidedMsg struct {
 	ID       string
 	Approval *gate.Approval
-	Err      error
-	At       time.Time
+	// Kind is the decision's kind; for a batch (DecideApproveAll,
+	// DecideDenyAll) Results say what happened to each call.
+	Kind    DecisionKind
+	Results []gate.BatchResult
+	Err     error
+	At      time.Time
 }
 
 func (m KeyMsg) when() time.Time          { return m.At }
@@ -124,14 +138,18 @@ type Model struct {
 	// Guard is how long after a box appears its keys are ignored.
 	Guard time.Duration
 
-	pending   []item // oldest first
-	shownID   string
+	pending []item // oldest first
+	// The view shown: the oldest pending call and, when its session has
+	// more pending, the others of that session (a grouped view).
+	shownID   string   // its first call
+	shown     []string // the ids of every call it lists
 	shownAt   time.Time
+	focus     string // the call the single-call choices decide
 	sel       Choice
-	scope     gate.Scope
+	scope     int // index in prompt.AlwaysChoices
 	reason    string
-	scroll    int
-	sending   string // id of an approval whose decision is on its way
+	scroll    int    // body lines from the top of the call in focus
+	sending   string // id of an approval (or sendingBatch) whose decision is on its way
 	connected bool
 	connErr   string
 	retryAt   time.Time
@@ -139,9 +157,12 @@ type Model struct {
 	log       []LogLine
 }
 
+// sendingBatch is Model.sending while a batch decision is on its way.
+const sendingBatch = "\x00batch"
+
 // NewModel returns the model before the first connection.
 func NewModel(guard time.Duration) Model {
-	return Model{Guard: guard, scope: gate.ScopeSession}
+	return Model{Guard: guard}
 }
 
 // ShownID is the id of the approval whose box is shown, or "".
@@ -156,12 +177,65 @@ func (m Model) Connected() bool { return m.connected }
 // Log returns the recent lines of what happened, oldest first.
 func (m Model) Log() []LogLine { return slices.Clone(m.log) }
 
+// Shown returns the ids of the calls the view lists: one, or a grouped
+// view's.
+func (m Model) Shown() []string { return slices.Clone(m.shown) }
+
+// Focus is the id of the call the single-call choices decide.
+func (m Model) Focus() string { return m.focus }
+
 func (m Model) current() *gate.Approval {
 	if len(m.pending) == 0 {
 		return nil
 	}
 	return m.pending[0].a
 }
+
+// sessionKey names the session an approval belongs to, for grouping; ""
+// for a call without a session, which is never grouped (as in the gate).
+func sessionKey(a *gate.Approval) string {
+	if a.SessionID == "" {
+		return ""
+	}
+	return a.Agent + "\x00" + a.SessionID
+}
+
+// view returns the calls the screen shows: the oldest pending one and the
+// other pending calls of its session, oldest first, at most gate.MaxBatch
+// (the rest of the session gets views of its own, later).
+func (m Model) view() []*gate.Approval {
+	cur := m.current()
+	if cur == nil {
+		return nil
+	}
+	key := sessionKey(cur)
+	if key == "" {
+		return []*gate.Approval{cur}
+	}
+	var out []*gate.Approval
+	for _, it := range m.pending {
+		if sessionKey(it.a) == key {
+			out = append(out, it.a)
+			if len(out) == gate.MaxBatch {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// focused is the call in focus, or nil.
+func (m Model) focused() *gate.Approval {
+	for _, a := range m.view() {
+		if a.ID == m.focus {
+			return a
+		}
+	}
+	return m.current()
+}
+
+// grouped reports whether the view lists two or more calls.
+func (m Model) grouped() bool { return len(m.shown) > 1 }
 
 // Update applies msg to m.
 func Update(m Model, msg Msg) (Model, Action) {
@@ -187,22 +261,43 @@ func Update(m Model, msg Msg) (Model, Action) {
 	return m.settle(msg.when()), act
 }
 
-// settle shows the oldest pending approval: a box that is new starts fresh
-// (selection, reason, scroll), with its guard time from at.
+// settle shows the oldest pending approval, with the other pending calls
+// of its session: a view that is new starts fresh (selection, reason,
+// scroll), with its guard time from at. A view that gained a call takes
+// keys again only after the guard, so a batch choice decides the calls
+// the person has seen; one that lost a call (decided) stays as it is.
 func (m Model) settle(at time.Time) Model {
-	cur := m.current()
-	if cur == nil {
-		m.shownID = ""
+	v := m.view()
+	if len(v) == 0 {
+		m.shownID, m.shown, m.focus = "", nil, ""
 		return m
 	}
-	if cur.ID != m.shownID {
-		m.shownID = cur.ID
+	ids := make([]string, len(v))
+	for i, a := range v {
+		ids[i] = a.ID
+	}
+	switch {
+	case v[0].ID != m.shownID:
+		m.shownID = v[0].ID
 		m.shownAt = at
+		m.focus = v[0].ID
 		m.sel = ChoiceApprove
-		m.scope = gate.ScopeSession
+		m.scope = 0
 		m.reason = ""
 		m.scroll = 0
 		m.status = ""
+	case slices.ContainsFunc(ids, func(id string) bool { return !slices.Contains(m.shown, id) }):
+		m.shownAt = at
+	}
+	m.shown = ids
+	if !slices.Contains(ids, m.focus) {
+		m.focus, m.scroll = ids[0], 0
+		if m.sel == ChoiceAlways {
+			m.sel = ChoiceApprove // the Always step showed another call's patterns
+		}
+	}
+	if !m.grouped() && m.sel > ChoiceDeny {
+		m.sel = ChoiceDeny
 	}
 	return m
 }
@@ -220,18 +315,26 @@ func (m Model) key(k KeyMsg) (Model, Action) {
 	if m.sending != "" {
 		return m, Action{}
 	}
+	last := ChoiceDeny
+	if m.grouped() {
+		last = ChoiceDenyAll
+	}
 	switch k.Key.Kind {
 	case KeyUp:
 		m.sel = max(m.sel-1, ChoiceApprove)
 	case KeyDown:
-		m.sel = min(m.sel+1, ChoiceDeny)
+		m.sel = min(m.sel+1, last)
 	case KeyLeft, KeyRight, KeyTab:
-		if m.sel == ChoiceAlways {
-			if m.scope == gate.ScopeSession {
-				m.scope = gate.ScopeAgent
-			} else {
-				m.scope = gate.ScopeSession
-			}
+		step := 1
+		if k.Key.Kind == KeyLeft {
+			step = -1
+		}
+		switch {
+		case m.sel == ChoiceAlways:
+			n := len(prompt.AlwaysChoices)
+			m.scope = (m.scope + step + n) % n
+		case m.grouped():
+			m = m.moveFocus(step)
 		}
 	case KeyPgUp:
 		m.scroll = max(m.scroll-scrollStep, 0)
@@ -247,36 +350,55 @@ func (m Model) key(k KeyMsg) (Model, Action) {
 	case KeyEnter:
 		switch m.sel {
 		case ChoiceApprove:
-			return m.decide(DecideApprove)
+			return m.decide(DecideApprove, k.At)
 		case ChoiceAlways:
-			return m.decide(DecideAlways)
+			return m.decide(DecideAlways, k.At)
+		case ChoiceApproveAll:
+			return m.decide(DecideApproveAll, k.At)
+		case ChoiceDenyAll:
+			return m.decide(DecideDenyAll, k.At)
 		default:
-			return m.decide(DecideDeny)
+			return m.decide(DecideDeny, k.At)
 		}
 	case KeyRune:
-		return m.rune(k.Key.Rune)
+		return m.rune(k.Key.Rune, k.At)
 	}
 	return m, Action{}
 }
 
+// moveFocus moves the focus step calls along the grouped view, wrapping.
+func (m Model) moveFocus(step int) Model {
+	n := len(m.shown)
+	i := slices.Index(m.shown, m.focus)
+	m.focus = m.shown[(max(i, 0)+step+n)%n]
+	m.scroll = 0
+	return m
+}
+
 // rune handles a printable key. See the package doc for the rule.
-func (m Model) rune(r rune) (Model, Action) {
-	if m.sel == ChoiceDeny || m.reason != "" {
+func (m Model) rune(r rune, at time.Time) (Model, Action) {
+	if m.sel == ChoiceDeny || m.sel == ChoiceDenyAll || m.reason != "" {
 		if utf8.RuneCountInString(m.reason) < MaxReason && (m.reason != "" || r != ' ') {
 			m.reason += string(r)
 		}
-		m.sel = ChoiceDeny
+		if m.sel != ChoiceDenyAll {
+			m.sel = ChoiceDeny
+		}
 		return m, Action{}
 	}
 	switch {
 	case r == '1':
-		return m.decide(DecideApprove)
+		return m.decide(DecideApprove, at)
 	case r == '2':
 		m.sel = ChoiceAlways
 	case r == '3':
 		m.sel = ChoiceDeny
+	case r == '4' && m.grouped():
+		return m.decide(DecideApproveAll, at)
+	case r == '5' && m.grouped():
+		m.sel = ChoiceDenyAll
 	case r == 's':
-		return m.decide(DecideStop)
+		return m.decide(DecideStop, at)
 	case unicode.IsLetter(r):
 		m.reason = string(r)
 		m.sel = ChoiceDeny
@@ -284,25 +406,38 @@ func (m Model) rune(r rune) (Model, Action) {
 	return m, Action{}
 }
 
-func (m Model) decide(kind DecisionKind) (Model, Action) {
+// decide makes the decision of kind for what the view shows now, the
+// key having been pressed at at (an Always rule's expiry counts from it).
+func (m Model) decide(kind DecisionKind, at time.Time) (Model, Action) {
 	if !m.connected {
 		m.status = "not connected to the daemon: nothing was decided"
 		return m, Action{}
 	}
-	if kind == DecideAlways && !hasAlways(m.current()) {
+	f := m.focused()
+	if kind == DecideAlways && !hasAlways(f) {
 		// Nothing would be saved: an Always here would be a plain approve
 		// the person did not choose.
 		m.status = "no Always pattern for this call: choose 1 Approve once or 3 Deny"
 		return m, Action{}
 	}
-	d := &Decision{ID: m.shownID, Kind: kind}
+	d := &Decision{ID: f.ID, Kind: kind}
+	m.sending = f.ID
 	switch kind {
 	case DecideAlways:
-		d.Scope = m.scope
-	case DecideDeny:
+		sc := prompt.AlwaysChoices[m.scope]
+		d.Scope, d.ExpiresAt = sc.Scope, sc.ExpiresAt(at)
+	case DecideDeny, DecideDenyAll:
 		d.Reason = strings.TrimSpace(m.reason)
 	}
-	m.sending = m.shownID
+	if kind == DecideApproveAll || kind == DecideDenyAll {
+		// Exactly the calls on the screen, each bound to the input it was
+		// shown with: a call that arrived since is not among them.
+		for _, a := range m.view() {
+			d.Members = append(d.Members, gate.BatchMember{ID: a.ID, Digest: a.Digest})
+		}
+		d.ID = d.Members[0].ID
+		m.sending = sendingBatch
+	}
 	m.status = ""
 	return m, Action{Decide: d}
 }
@@ -392,6 +527,9 @@ func (m Model) synced(s SyncedMsg) Model {
 }
 
 func (m Model) decided(d DecidedMsg) Model {
+	if d.Kind == DecideApproveAll || d.Kind == DecideDenyAll {
+		return m.batchDecided(d)
+	}
 	if m.sending == d.ID {
 		m.sending = ""
 	}
@@ -400,7 +538,7 @@ func (m Model) decided(d DecidedMsg) Model {
 		// first: the approval says who.
 		return m.resolve(d.Approval, d.At)
 	}
-	if d.ID != m.shownID {
+	if !slices.Contains(m.shown, d.ID) {
 		return m
 	}
 	switch {
@@ -408,6 +546,32 @@ func (m Model) decided(d DecidedMsg) Model {
 		m.status = "already decided elsewhere; waiting for the daemon to say how"
 	case d.Err != nil:
 		m.status = fmt.Sprintf("sending the decision failed (%v); the approval is still pending", d.Err)
+	}
+	return m
+}
+
+// batchDecided applies the answer to a batch decision: every call it
+// decided (or found decided) leaves the view; what it left pending is said.
+func (m Model) batchDecided(d DecidedMsg) Model {
+	if m.sending == sendingBatch {
+		m.sending = ""
+	}
+	if d.Err != nil {
+		m.status = fmt.Sprintf("sending the decision failed (%v); nothing was decided", d.Err)
+		return m
+	}
+	approve := d.Kind == DecideApproveAll
+	all := true
+	for _, r := range d.Results {
+		all = all && r.Result == gate.BatchDecided
+	}
+	for _, r := range d.Results {
+		if r.Approval != nil && r.Approval.Status.Final() {
+			m = m.resolve(r.Approval, d.At)
+		}
+	}
+	if !all {
+		m = m.addLog(LogLine{At: d.At, Text: prompt.BatchOutcome(approve, d.Results), Good: approve})
 	}
 	return m
 }

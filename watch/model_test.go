@@ -2,6 +2,7 @@ package watch
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,10 @@ func press(m Model, keys []Key) (Model, []Action) {
 func TestKeys(t *testing.T) {
 	approve := Decision{ID: "a1", Kind: DecideApprove}
 	always := func(s gate.Scope) Decision { return Decision{ID: "a1", Kind: DecideAlways, Scope: s} }
+	hour, midnight := t0.Add(time.Hour), time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	alwaysUntil := func(at time.Time) Decision {
+		return Decision{ID: "a1", Kind: DecideAlways, Scope: gate.ScopeAgent, ExpiresAt: &at}
+	}
 	deny := func(r string) Decision { return Decision{ID: "a1", Kind: DecideDeny, Reason: r} }
 	stop := Decision{ID: "a1", Kind: DecideStop}
 	quit := Action{Quit: true}
@@ -70,9 +75,12 @@ func TestKeys(t *testing.T) {
 		{"down enter is always for this session", seq(Down, Enter), []Action{do(always(gate.ScopeSession))}},
 		{"digit 2 selects always, enter saves", seq("2", Enter), []Action{do(always(gate.ScopeSession))}},
 		{"digit 2 alone decides nothing", seq("2"), nil},
-		{"right switches the scope to agent", seq("2", Right, Enter), []Action{do(always(gate.ScopeAgent))}},
-		{"tab twice is back to session", seq("2", Tab, Tab, Enter), []Action{do(always(gate.ScopeSession))}},
-		{"left switches too", seq(Down, Left, Enter), []Action{do(always(gate.ScopeAgent))}},
+		{"right is this agent for an hour", seq("2", Right, Enter), []Action{do(alwaysUntil(hour))}},
+		{"right twice is this agent for today", seq("2", Right, Right, Enter), []Action{do(alwaysUntil(midnight))}},
+		{"right three times is this agent with no expiry", seq("2", Right, Right, Right, Enter), []Action{do(always(gate.ScopeAgent))}},
+		{"tab four times is back to session", seq("2", Tab, Tab, Tab, Tab, Enter), []Action{do(always(gate.ScopeSession))}},
+		{"left wraps to no expiry", seq(Down, Left, Enter), []Action{do(always(gate.ScopeAgent))}},
+		{"left from an hour is the session", seq("2", Right, Left, Enter), []Action{do(always(gate.ScopeSession))}},
 		{"scope keys do nothing off always", seq(Right, Enter), []Action{do(approve)}},
 		{"digit 3 then a reason", seq("3", "no", Enter), []Action{do(deny("no"))}},
 		{"a letter starts the reason", seq("too risky", Enter), []Action{do(deny("too risky"))}},
@@ -296,11 +304,22 @@ func sameActions(a, b []Action) bool {
 		if a[i].Quit != b[i].Quit || (a[i].Decide == nil) != (b[i].Decide == nil) {
 			return false
 		}
-		if a[i].Decide != nil && *a[i].Decide != *b[i].Decide {
+		if a[i].Decide != nil && !sameDecision(*a[i].Decide, *b[i].Decide) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameDecision compares decisions, an expiry to the second (keys are
+// pressed a few milliseconds apart).
+func sameDecision(a, b Decision) bool {
+	ea, eb := a.ExpiresAt, b.ExpiresAt
+	a.ExpiresAt, b.ExpiresAt = nil, nil
+	if (ea == nil) != (eb == nil) || (ea != nil && !ea.Truncate(time.Second).Equal(eb.Truncate(time.Second))) {
+		return false
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 func fmtActions(as []Action) string {
@@ -310,7 +329,15 @@ func fmtActions(as []Action) string {
 		case a.Quit:
 			s = append(s, "quit")
 		case a.Decide != nil:
-			s = append(s, strings.TrimSpace(string(a.Decide.Kind)+" "+string(a.Decide.Scope)+" "+a.Decide.Reason))
+			d := a.Decide
+			x := string(d.Kind) + " " + string(d.Scope) + " " + d.Reason
+			if d.ExpiresAt != nil {
+				x += " until " + d.ExpiresAt.Format(time.RFC3339)
+			}
+			for _, mb := range d.Members {
+				x += " " + mb.ID
+			}
+			s = append(s, strings.TrimSpace(x))
 		}
 	}
 	return "[" + strings.Join(s, "; ") + "]"

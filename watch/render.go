@@ -2,6 +2,7 @@ package watch
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -125,61 +126,52 @@ func header(m Model, width int, now time.Time, st Style) []string {
 	return lines
 }
 
-// box draws the selector box for a, at most rows lines tall when its body
-// can be scrolled to fit (the rest of the box is always drawn whole).
+// box draws the selector box for the view (a, and in a grouped view the
+// other pending calls of its session), at most rows lines tall when its
+// body can be scrolled to fit (the rest of the box is always drawn whole).
 func box(m Model, a *gate.Approval, bw, rows int, now time.Time, st Style) []string {
 	inner := bw - 4
-	c := prompt.Build(a, now)
+	v := m.view()
+	var top, body []styled
+	var title string
+	var risky bool
+	keep, focusAt := 0, 0 // body lines always shown; where the call in focus starts
+	focus := prompt.Build(m.focused(), now)
+	var g prompt.Group
+	if len(v) > 1 {
+		g = prompt.BuildGroup(groupView(v), now)
+		title = " " + g.Title + " "
+		top = fieldLines(g.Fields, inner, nil)
+		for i, it := range g.Items {
+			if i > 0 {
+				body = append(body, styled{})
+			}
+			head, code := "  "+it.Heading(), ""
+			if it.Approval.ID == m.focus {
+				focusAt = len(body)
+				head, code = "▶ "+it.Heading()+"  (in focus)", sgrSelect
+			}
+			for _, l := range wrap(head, inner) {
+				body = append(body, styled{pad(l, inner), code})
+			}
+			body = append(body, callLines(it.Content, it.ItemFields(), it.Approval, inner, now)...)
+			risky = risky || len(it.Content.Risks) > 0
+		}
+	} else {
+		title = fmt.Sprintf(" Approval 1 of %d ", len(m.pending))
+		body = bodyLines(focus, inner)
+		keep = min(len(body), 1) // the "Command:" label
+		top = callLines(focus, focus.Fields, a, inner, now)
+		top = top[:len(top)-len(body)]
+		risky = len(focus.Risks) > 0
+	}
 	border := sgrBorder
-	if len(c.Risks) > 0 {
+	if risky {
 		border = sgrDanger
 	}
 
-	// Risk labels first, as a banner: the same labels every frontend shows.
-	var top []styled
-	for _, r := range c.Risks {
-		for _, l := range wrap(" ⚠ "+r+" ", inner) {
-			top = append(top, styled{pad(l, inner), sgrBanner})
-		}
-	}
-	for _, w := range c.Warnings {
-		for _, l := range wrap("⚠ "+w, inner) {
-			top = append(top, styled{l, sgrDanger})
-		}
-	}
-	labelW := 0
-	for _, f := range c.Fields {
-		labelW = max(labelW, textWidth(f.Name))
-	}
-	for _, f := range c.Fields {
-		v := f.Value
-		if f.Name == "Deadline" {
-			v = countdown(a.Deadline, now)
-		}
-		top = append(top, labelled(f.Name, v, labelW, inner, "")...)
-	}
-
-	var body []styled
-	if c.Body != "" {
-		body = append(body, styled{c.BodyKind.Label() + ":", sgrDim})
-		for _, src := range strings.Split(c.Body, "\n") {
-			code := ""
-			if c.BodyKind == prompt.BodyDiff {
-				switch {
-				case strings.HasPrefix(src, "+") && !strings.HasPrefix(src, "+++"):
-					code = sgrAdded
-				case strings.HasPrefix(src, "-") && !strings.HasPrefix(src, "---"):
-					code = sgrRemoved
-				}
-			}
-			for _, l := range wrap(src, inner-2) {
-				body = append(body, styled{"  " + l, code})
-			}
-		}
-	}
-
 	// The Always pattern(s) are shown on the Always choice itself.
-	bottom := choices(m, c, inner)
+	bottom := choices(m, focus, g, inner)
 	bottom = append(bottom, styled{})
 	for _, l := range wrap(hint(m, now), inner) {
 		bottom = append(bottom, styled{l, sgrDim})
@@ -190,23 +182,23 @@ func box(m Model, a *gate.Approval, bw, rows int, now time.Time, st Style) []str
 		}
 	}
 
-	// Fit a long body into the rows left, scrolled with PgUp/PgDn; a body
-	// that fits (or a screen too short for anything) is drawn whole.
+	// Fit a long body into the rows left, scrolled with PgUp/PgDn from
+	// the call in focus; a body that fits (or a screen too short for
+	// anything) is drawn whole.
 	fixed := len(top) + len(bottom) + 4 // top border, blank, separator, bottom border
-	if avail := rows - fixed - 2; len(body) > 1 && len(body)-1 > avail {
+	if avail := rows - fixed - 3 + keep; len(body) > keep && len(body)-keep > avail {
 		avail = max(avail, minBodyRows)
-		lines := body[1:]
-		first := min(max(m.scroll, 0), max(len(lines)-avail, 0))
+		lines := body[keep:]
+		first := min(max(focusAt+m.scroll, 0), max(len(lines)-avail, 0))
 		last := min(first+avail, len(lines))
-		win := []styled{body[0]}
+		win := slices.Clone(body[:keep])
 		win = append(win, styled{truncate(fmt.Sprintf("  ↑ %d more line(s) above (PgUp)", first), inner), sgrDim})
 		win = append(win, lines[first:last]...)
 		win = append(win, styled{truncate(fmt.Sprintf("  ↓ %d more line(s) below (PgDn)", len(lines)-last), inner), sgrDim})
 		body = win
 	}
 
-	title := fmt.Sprintf(" Approval 1 of %d ", len(m.pending))
-	if n := len(m.pending) - 1; n > 0 {
+	if n := len(m.pending) - len(v); n > 0 {
 		title += fmt.Sprintf("· %d more waiting ", n)
 	}
 	title = truncate(title, bw-4)
@@ -231,6 +223,81 @@ func box(m Model, a *gate.Approval, bw, rows int, now time.Time, st Style) []str
 	return out
 }
 
+// groupView is the gate.View of a grouped view listing v, with the batch
+// its batch choices decide: exactly v, each call with its digest.
+func groupView(v []*gate.Approval) gate.View {
+	b := &gate.Batch{Agent: v[0].Agent, SessionID: v[0].SessionID}
+	for _, a := range v {
+		b.Members = append(b.Members, gate.BatchMember{ID: a.ID, Digest: a.Digest})
+	}
+	return gate.View{Approval: v[0], Items: v, Batch: b}
+}
+
+// callLines are the lines of one call: its risk labels as a banner (the
+// same labels every frontend shows), its warnings, fields and body.
+func callLines(c prompt.Content, fields []prompt.Field, a *gate.Approval, inner int, now time.Time) []styled {
+	var out []styled
+	for _, r := range c.Risks {
+		for _, l := range wrap(" ⚠ "+r+" ", inner) {
+			out = append(out, styled{pad(l, inner), sgrBanner})
+		}
+	}
+	for _, w := range c.Warnings {
+		for _, l := range wrap("⚠ "+w, inner) {
+			out = append(out, styled{l, sgrDanger})
+		}
+	}
+	out = append(out, fieldLines(fields, inner, func(f prompt.Field) string {
+		if f.Name == "Deadline" {
+			return countdown(a.Deadline, now)
+		}
+		return f.Value
+	})...)
+	return append(out, bodyLines(c, inner)...)
+}
+
+// fieldLines are "Label   value" lines, the labels aligned; value, if
+// set, gives the value shown for a field.
+func fieldLines(fields []prompt.Field, inner int, value func(prompt.Field) string) []styled {
+	labelW := 0
+	for _, f := range fields {
+		labelW = max(labelW, textWidth(f.Name))
+	}
+	var out []styled
+	for _, f := range fields {
+		v := f.Value
+		if value != nil {
+			v = value(f)
+		}
+		out = append(out, labelled(f.Name, v, labelW, inner, "")...)
+	}
+	return out
+}
+
+// bodyLines are the command or diff of c under its label, wrapped, a
+// diff's added and removed lines coloured.
+func bodyLines(c prompt.Content, inner int) []styled {
+	if c.Body == "" {
+		return nil
+	}
+	body := []styled{{c.BodyKind.Label() + ":", sgrDim}}
+	for _, src := range strings.Split(c.Body, "\n") {
+		code := ""
+		if c.BodyKind == prompt.BodyDiff {
+			switch {
+			case strings.HasPrefix(src, "+") && !strings.HasPrefix(src, "+++"):
+				code = sgrAdded
+			case strings.HasPrefix(src, "-") && !strings.HasPrefix(src, "---"):
+				code = sgrRemoved
+			}
+		}
+		for _, l := range wrap(src, inner-2) {
+			body = append(body, styled{"  " + l, code})
+		}
+	}
+	return body
+}
+
 // labelled is a "Label   value" field, the value wrapped under itself.
 func labelled(name, value string, labelW, inner int, code string) []styled {
 	var out []styled
@@ -245,7 +312,7 @@ func labelled(name, value string, labelW, inner int, code string) []styled {
 	return out
 }
 
-func choices(m Model, c prompt.Content, inner int) []styled {
+func choices(m Model, c prompt.Content, g prompt.Group, inner int) []styled {
 	var out []styled
 	line := func(ch Choice, text string) {
 		code, mark := "", "  "
@@ -260,29 +327,47 @@ func choices(m Model, c prompt.Content, inner int) []styled {
 			}
 		}
 	}
+	if m.grouped() {
+		n := slices.Index(m.shown, m.focus) + 1
+		for _, l := range wrap(fmt.Sprintf("Call %d of %d (←/→ another call):", n, len(m.shown)), inner) {
+			out = append(out, styled{l, sgrDim})
+		}
+	}
 	line(ChoiceApprove, "1 Approve once")
 	always := "2 Always: " + strings.Join(c.Always, ", ")
 	if len(c.Always) == 0 {
 		always = "2 Always (no pattern for this call)"
 	}
 	if m.sel == ChoiceAlways {
-		always += "\nfor:"
-		for _, sc := range prompt.ScopeChoices {
+		always += "\nfor how long (←/→ to change):"
+		for i, sc := range prompt.AlwaysChoices {
 			mark := "( ) "
-			if m.scope == sc.Scope {
+			if m.scope == i {
 				mark = "(•) "
 			}
-			always += " " + mark + strings.ToLower(sc.Label) + "  "
+			always += "\n" + mark + strings.ToLower(sc.Label)
 		}
-		always += " ←/→ to change"
 	}
 	line(ChoiceAlways, always)
+	reason := " · reason: " + prompt.VisibleLine(m.reason) + "▏"
 	deny := "3 Deny"
-	if m.sel == ChoiceDeny || m.reason != "" {
-		deny += " · reason: " + prompt.VisibleLine(m.reason) + "▏"
+	if m.sel == ChoiceDeny || (m.reason != "" && m.sel != ChoiceDenyAll) {
+		deny += reason
 	}
 	line(ChoiceDeny, deny)
 	line(-1, "s Stop: deny and stop the agent's turn")
+	for _, ch := range g.BatchChoices() {
+		switch ch.Kind {
+		case prompt.ChoiceApproveAll:
+			line(ChoiceApproveAll, "4 "+ch.Label)
+		case prompt.ChoiceDenyAll:
+			text := "5 " + ch.Label
+			if m.sel == ChoiceDenyAll {
+				text += reason
+			}
+			line(ChoiceDenyAll, text)
+		}
+	}
 	return out
 }
 
@@ -295,8 +380,12 @@ func hint(m Model, now time.Time) string {
 		return "sending the decision…"
 	case now.Before(m.GuardUntil()):
 		return "new approval: keys enabled in a moment…"
+	case m.sel == ChoiceDenyAll:
+		return "type a reason for all · Enter deny all · Backspace/Esc edit · ↑/↓ move · Ctrl+C quit"
 	case m.sel == ChoiceDeny || m.reason != "":
 		return "type the reason · Enter deny · Backspace/Esc edit · ↑/↓ move · Ctrl+C quit"
+	case m.grouped():
+		return "↑/↓ Enter · 1 2 3 s: the call in focus · ←/→ another call · 4 approve all · 5 deny all · a letter starts a deny reason · Ctrl+C quit"
 	}
 	return "↑/↓ Enter · 1 2 3 · a letter starts a deny reason · s Stop · Ctrl+C quit"
 }

@@ -24,9 +24,16 @@ type Client interface {
 	// pattern(s) with scope). An approval decided first by someone else
 	// gives an error matching gate.ErrAlreadyDecided.
 	Approve(ctx context.Context, id string, always bool, scope gate.Scope, by string) (*gate.Approval, error)
+	// ApproveAlways approves a pending approval and saves its Always
+	// pattern(s) with scope, expiring at expires (nil: never).
+	ApproveAlways(ctx context.Context, id string, scope gate.Scope, expires *time.Time, by string) (*gate.Approval, error)
 	// Deny denies a pending approval with a reason (stop: and asks the
 	// agent to stop its turn).
 	Deny(ctx context.Context, id, reason string, stop bool, by string) (*gate.Approval, error)
+	// DecideBatch decides each of calls, only for the digest it names,
+	// with one decision (approve, or deny with reason), and says per call
+	// what happened (POST /v1/approvals/batch).
+	DecideBatch(ctx context.Context, calls []gate.BatchMember, approve bool, reason string, stop bool, by string) ([]gate.BatchResult, error)
 }
 
 // Default timings of the loop.
@@ -133,11 +140,12 @@ func Run(ctx context.Context, cfg Config) error {
 		case <-inputDone:
 			return nil
 		case msg := <-msgs:
-			before := m.ShownID()
+			before := m.GuardUntil()
 			m, act = Update(m, msg)
-			if id := m.ShownID(); id != "" && id != before {
-				// A new box: drop what was typed for the one before, and
-				// redraw when its keys become live.
+			if m.ShownID() != "" && !m.GuardUntil().Equal(before) {
+				// A new box, or a grouped view with a new call: drop what
+				// was typed for the screen before, and redraw when its
+				// keys become live.
 				if cfg.Flush != nil {
 					cfg.Flush()
 				}
@@ -275,21 +283,24 @@ func send(parent context.Context, cfg Config, d Decision, msgs chan<- Msg) {
 	ctx, cancel := context.WithTimeout(parent, decisionTimeout)
 	defer cancel()
 	var a *gate.Approval
+	var rs []gate.BatchResult
 	var err error
 	switch d.Kind {
 	case DecideApprove:
 		a, err = cfg.Client.Approve(ctx, d.ID, false, "", cfg.By)
 	case DecideAlways:
-		a, err = cfg.Client.Approve(ctx, d.ID, true, d.Scope, cfg.By)
+		a, err = cfg.Client.ApproveAlways(ctx, d.ID, d.Scope, d.ExpiresAt, cfg.By)
 	case DecideDeny:
 		a, err = cfg.Client.Deny(ctx, d.ID, d.Reason, false, cfg.By)
 	case DecideStop:
 		a, err = cfg.Client.Deny(ctx, d.ID, "", true, cfg.By)
+	case DecideApproveAll, DecideDenyAll:
+		rs, err = cfg.Client.DecideBatch(ctx, d.Members, d.Kind == DecideApproveAll, d.Reason, false, cfg.By)
 	default:
 		err = fmt.Errorf("unknown decision %q", d.Kind)
 	}
 	select {
-	case msgs <- DecidedMsg{ID: d.ID, Approval: a, Err: err, At: cfg.Now()}:
+	case msgs <- DecidedMsg{ID: d.ID, Kind: d.Kind, Approval: a, Results: rs, Err: err, At: cfg.Now()}:
 	case <-parent.Done(): // the loop is gone; nobody is waiting for the answer
 	}
 }

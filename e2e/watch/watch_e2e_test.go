@@ -99,6 +99,42 @@ func TestWatchUnderTmux(t *testing.T) {
 	}
 	tm.waitPane("No pending approvals", "Denied by local-approver (e2e-tester)", "too risky")
 
+	// Two calls of one session are one grouped view, both listed in full;
+	// 4 approves exactly those two.
+	third := submit("s3", "echo e2e-batch-one")
+	tm.waitPane("echo e2e-batch-one")
+	fourth := submit("s3", "echo e2e-batch-two")
+	tm.waitPane("e2e-agent: 2 calls waiting", "echo e2e-batch-one", "echo e2e-batch-two", "4 Approve all 2", "↑/↓ Enter")
+	tm.keys("4")
+	for _, ch := range []<-chan result{third, fourth} {
+		r = wait(t, ch)
+		if r.err != nil || r.a.Status != gate.StatusApproved || r.a.DecidedBy != "local-approver (e2e-tester)" {
+			t.Fatalf("batch call: %+v, %v; want approved by e2e-tester", r.a, r.err)
+		}
+	}
+
+	// The session's next call comes after the press: a box of its own,
+	// still pending; Always for this agent for 1 hour saves a rule that
+	// expires.
+	fifth := submit("s3", "git log --oneline")
+	tm.waitPane("git log --oneline", "Approval 1 of 1", "↑/↓ Enter")
+	tm.keys("2")
+	tm.waitPane("(•) this session", "( ) this agent, 1 hour")
+	tm.keys("Right")
+	tm.waitPane("(•) this agent, 1 hour")
+	tm.keys("Enter")
+	r = wait(t, fifth)
+	if r.err != nil || r.a.Status != gate.StatusApprovedAlways {
+		t.Fatalf("fifth call: %+v, %v; want approved always", r.a, r.err)
+	}
+	// The gate saves the rule just after the decision reaches the agent.
+	poll(t, "an Always rule for the agent expiring in an hour", func() (bool, string) {
+		rules, err := person.Rules(context.Background(), "e2e-agent")
+		ok := err == nil && len(rules) == 1 && rules[0].Scope == gate.ScopeAgent && rules[0].ExpiresAt != nil &&
+			time.Until(*rules[0].ExpiresAt) <= time.Hour && time.Until(*rules[0].ExpiresAt) > 50*time.Minute
+		return ok, fmt.Sprintf("%+v, %v", rules, err)
+	})
+
 	// Ctrl+C leaves watch cleanly, printing what happened.
 	tm.keys("C-c")
 	// The exit status comes from the file the pane's shell writes: tmux
