@@ -26,8 +26,10 @@ type claudeOutput struct {
 
 type claudeSpecific struct {
 	HookEventName string `json:"hookEventName"`
-	// PreToolUse: allow | deny | ask, and the reason (deny: shown to the
-	// model; ask: shown in Claude's own prompt).
+	// PreToolUse: allow | deny | ask | defer, and the reason (deny: shown
+	// to the model; ask: shown in Claude's own prompt; defer: `claude -p`
+	// exits with stop_reason "tool_deferred" and re-runs the hook for the
+	// same tool_use_id on --resume).
 	PermissionDecision       string `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 	// PermissionRequest: the decision on Claude's own permission prompt.
@@ -77,13 +79,16 @@ func claudeAnswer(event string, v Verdict) claudeOutput {
 		}
 		return out
 	}
-	action := v.Action
-	if !action.Valid() {
-		action = gate.Deny
+	action := string(v.Action)
+	if !v.Action.Valid() {
+		action = string(gate.Deny)
+	}
+	if v.Defer {
+		action = "defer"
 	}
 	out.HookSpecificOutput = &claudeSpecific{
 		HookEventName:            eventPreToolUse,
-		PermissionDecision:       string(action),
+		PermissionDecision:       action,
 		PermissionDecisionReason: v.Reason,
 	}
 	return out

@@ -309,3 +309,54 @@ func TestClipReason(t *testing.T) {
 		t.Fatal("clip changed a short string")
 	}
 }
+
+// TestClaudeHookDefer: with Options.Defer, a PreToolUse call a person must
+// decide is answered "defer" at once, marked deferred, and not withdrawn;
+// a final answer (a rule, or the decision found again on --resume) is
+// answered as usual; a PermissionRequest never defers; errors deny.
+func TestClaudeHookDefer(t *testing.T) {
+	pre := readTestdata(t, "claude_2.1_pretooluse_bash.json")
+	perm := readTestdata(t, "claude_2.1_permissionrequest.json")
+	pending := gate.Approval{ID: "ap1", Status: gate.StatusPending}
+	tests := []struct {
+		name     string
+		payload  []byte
+		answer   func(context.Context, gate.Call) (*gate.Approval, error)
+		path     string
+		decision string
+	}{
+		{"pending defers", pre, answerWith(pending), "hookSpecificOutput.permissionDecision", "defer"},
+		{"approved on resume", pre, answerWith(apApproved), "hookSpecificOutput.permissionDecision", "allow"},
+		{"denied on resume", pre, answerWith(apDeniedPerson), "hookSpecificOutput.permissionDecision", "deny"},
+		{"expired on resume", pre, answerWith(apExpired), "hookSpecificOutput.permissionDecision", "deny"},
+		{"unreachable", pre, func(context.Context, gate.Call) (*gate.Approval, error) { return nil, errFakeUnreachable }, "hookSpecificOutput.permissionDecision", "deny"},
+		{"reused key", pre, func(context.Context, gate.Call) (*gate.Approval, error) { return nil, gate.ErrConflict }, "hookSpecificOutput.permissionDecision", "deny"},
+		{"no approval", pre, func(context.Context, gate.Call) (*gate.Approval, error) { return nil, nil }, "hookSpecificOutput.permissionDecision", "deny"},
+		{"permission request waits", perm, answerWith(apApproved), "hookSpecificOutput.decision.behavior", "allow"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeDecider{answer: tt.answer}
+			var stdout, stderr bytes.Buffer
+			o := Options{Agent: "claude-code", Defer: true, IsUnreachable: func(err error) bool { return errors.Is(err, errFakeUnreachable) }}
+			if code := RunClaudeHook(context.Background(), f, o, bytes.NewReader(tt.payload), &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d, stderr %s", code, stderr.String())
+			}
+			m := decodeOutput(t, stdout.Bytes())
+			if got := path(m, tt.path); got != tt.decision {
+				t.Fatalf("%s = %v, want %s; output %s", tt.path, got, tt.decision, stdout.String())
+			}
+			calls, cancels := f.recorded()
+			if len(cancels) != 0 {
+				t.Errorf("withdrew %v: a deferred call's approval must stay pending", cancels)
+			}
+			deferred := bytes.Equal(tt.payload, pre) // PreToolUse only
+			if len(calls) != 1 || calls[0].Deferred != deferred {
+				t.Errorf("calls %+v: want one, deferred=%v", calls, deferred)
+			}
+			if tt.decision == "defer" && !strings.Contains(stdout.String(), "ap1") {
+				t.Errorf("the reason does not name the approval: %s", stdout.String())
+			}
+		})
+	}
+}

@@ -27,6 +27,9 @@ type Decider interface {
 	// connectGrace with an error. When ctx ends first it returns the approval
 	// as last seen (pending), if any, with an error.
 	SubmitAndWait(ctx context.Context, call gate.Call, connectGrace time.Duration) (*gate.Approval, error)
+	// Submit posts the call once and returns its approval without waiting
+	// for a person (it may be pending).
+	Submit(ctx context.Context, call gate.Call, wait time.Duration) (*gate.Approval, error)
 	// Cancel closes a pending approval because the agent went away.
 	Cancel(ctx context.Context, id, reason string) (*gate.Approval, error)
 }
@@ -72,6 +75,10 @@ type Options struct {
 	Cwd string
 	// Logger gets diagnostics (never on stdout). nil: discard.
 	Logger *slog.Logger
+	// Defer: when a person is needed, do not wait; answer Verdict.Defer and
+	// leave the approval pending (Claude Code's `defer`, honoured only by
+	// `claude -p`). Used for PreToolUse events only.
+	Defer bool
 }
 
 func (o Options) logger() *slog.Logger {
@@ -106,6 +113,10 @@ type Verdict struct {
 	Stop bool
 	// StopReason is shown to the user when Stop is set.
 	StopReason string
+	// Defer: the approval is pending and stays so; the agent run exits and
+	// is resumed after the decision (Action is Deny, for any host that
+	// does not know defer).
+	Defer bool
 }
 
 func deny(format string, args ...any) Verdict {
@@ -115,6 +126,9 @@ func deny(format string, args ...any) Verdict {
 // decide submits call and turns what comes back, or the lack of it, into a
 // Verdict. Only a final approval that says allow becomes an allow.
 func decide(ctx context.Context, d Decider, call gate.Call, o Options) Verdict {
+	if o.Defer {
+		return decideOrDefer(ctx, d, call, o)
+	}
 	log := o.logger()
 	waitCtx, cancel := ctx, context.CancelFunc(func() {})
 	if t := o.timeout(); t > 0 {
@@ -262,4 +276,35 @@ func clip(s string) string {
 		n++
 	}
 	return s
+}
+
+// decideOrDefer submits call once without waiting: a final answer (a rule,
+// or a decision made while the run was paused, found again by the
+// tool-use id when the session is resumed) is the verdict; a pending one is
+// deferred, and the approval stays pending for the person. Errors deny,
+// as in decide.
+func decideOrDefer(ctx context.Context, d Decider, call gate.Call, o Options) Verdict {
+	call.Deferred = true
+	sctx, cancel := context.WithTimeout(ctx, min(o.connectGrace()+5*time.Second, max(o.timeout(), time.Second)))
+	defer cancel()
+	a, err := d.Submit(sctx, call, 0)
+	switch {
+	case err == nil && a != nil && a.Status.Final():
+		return verdictFor(a)
+	case err == nil && a != nil && a.Status == gate.StatusPending:
+		v := deny("waiting for a person to decide (approval %s); the run pauses here and is resumed after the decision", a.ID)
+		v.Defer = true
+		return v
+	case err == nil:
+		return deny("no answer from the daemon, denied to be safe")
+	case errors.Is(err, gate.ErrConflict):
+		return deny("refused, not run: this call reuses the id %q of a different call, and a decision never carries over to another call (%s)",
+			clip(call.IdempotencyKey), clip(err.Error()))
+	case o.IsUnreachable != nil && o.IsUnreachable(err):
+		o.logger().Warn("approvalbot daemon unreachable", "err", err)
+		return deny("daemon unreachable, denied to be safe (%s). Start it with `approvalbot serve` or check APPROVALBOT_URL", clip(err.Error()))
+	default:
+		o.logger().Warn("approvalbot: no decision", "err", err)
+		return deny("no decision, denied to be safe: %s", clip(err.Error()))
+	}
 }

@@ -32,6 +32,11 @@ func (f *fakeDecider) SubmitAndWait(ctx context.Context, c gate.Call, grace time
 	return f.answer(ctx, c)
 }
 
+// Submit answers like SubmitAndWait: the fake has no waiting of its own.
+func (f *fakeDecider) Submit(ctx context.Context, c gate.Call, _ time.Duration) (*gate.Approval, error) {
+	return f.SubmitAndWait(ctx, c, 0)
+}
+
 func (f *fakeDecider) Cancel(ctx context.Context, id, reason string) (*gate.Approval, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -102,5 +102,8 @@ func hookVerdict(ctx context.Context, d Decider, o Options, stdin io.Reader, std
 		fmt.Fprintf(stderr, "approvalbot: hook event %q is not supported; configure it on PreToolUse or PermissionRequest\n", clip(in.HookEventName))
 		return in, Verdict{}, false
 	}
+	if in.HookEventName != eventPreToolUse {
+		o.Defer = false // only PreToolUse answers can defer
+	}
 	return in, decide(ctx, d, in.call(o), o), true
 }

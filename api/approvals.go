@@ -38,6 +38,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, p principa
 		Input:          input,
 		Cwd:            req.Cwd,
 		IdempotencyKey: req.IdempotencyKey,
+		Deferred:       req.Deferred,
 		Remote:         !direct(r),
 	}
 	if !p.admin && !p.local {

@@ -172,7 +172,7 @@ func waitQuery(wait time.Duration) url.Values {
 func (c *Client) Submit(ctx context.Context, call gate.Call, wait time.Duration) (*gate.Approval, error) {
 	return c.approval(ctx, http.MethodPost, "/v1/calls", waitQuery(wait), callRequest{
 		Agent: call.Agent, SessionID: call.SessionID, Tool: call.Tool, Input: call.Input,
-		Cwd: call.Cwd, IdempotencyKey: call.IdempotencyKey,
+		Cwd: call.Cwd, IdempotencyKey: call.IdempotencyKey, Deferred: call.Deferred,
 	})
 }
 

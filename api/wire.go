@@ -84,6 +84,7 @@ type callRequest struct {
 	Input          json.RawMessage `json:"input"`
 	Cwd            string          `json:"cwd"`
 	IdempotencyKey string          `json:"idempotency_key"`
+	Deferred       bool            `json:"deferred"`
 }
 
 // approveRequest is the body of POST /v1/approvals/{id}/approve.

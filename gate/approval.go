@@ -70,6 +70,8 @@ type Approval struct {
 	Cwd            string `json:"cwd,omitempty"`
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
 	Digest         string `json:"digest"`
+	// Deferred: see Call.Deferred.
+	Deferred bool `json:"deferred,omitempty"`
 	// Judged is the input as the gate decoded and judged it; frontends
 	// render from it. Nil for approvals stored before it existed.
 	Judged *Judged `json:"judged,omitempty"`
@@ -84,7 +86,7 @@ type Approval struct {
 
 // Call returns the tool call the approval is about.
 func (a *Approval) Call() Call {
-	return Call{Agent: a.Agent, SessionID: a.SessionID, Tool: a.Tool, Input: a.Input, Cwd: a.Cwd, IdempotencyKey: a.IdempotencyKey}
+	return Call{Agent: a.Agent, SessionID: a.SessionID, Tool: a.Tool, Input: a.Input, Cwd: a.Cwd, IdempotencyKey: a.IdempotencyKey, Deferred: a.Deferred}
 }
 
 // AlwaysRule is an allow rule a person added with the Always button (or the

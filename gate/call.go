@@ -60,6 +60,11 @@ type Call struct {
 	Input          json.RawMessage `json:"input,omitempty"`
 	Cwd            string          `json:"cwd,omitempty"`
 	IdempotencyKey string          `json:"idempotency_key,omitempty"`
+	// Deferred marks a call whose agent run does not wait: it exits while
+	// the call is pending and a person resumes it after deciding (Claude
+	// Code's `defer`, `approvalbot hook claude --defer`). Prompts then say
+	// how to resume.
+	Deferred bool `json:"deferred,omitempty"`
 	// Remote marks a call that came from another machine (or through a
 	// proxy): the daemon's file system says nothing about the agent's, so
 	// patterns are not listed on disk and paths are not resolved there.

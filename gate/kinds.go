@@ -199,7 +199,7 @@ func shellCommand(in toolInput) (string, bool) {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(shellQuote(a))
+		b.WriteString(ShellQuote(a))
 	}
 	return b.String(), true
 }
@@ -224,8 +224,8 @@ func isDashC(s string) bool {
 	return s == "-c" || s == "-lc"
 }
 
-// shellQuote quotes s for a POSIX shell when it has anything special.
-func shellQuote(s string) string {
+// ShellQuote quotes s for a POSIX shell when it has anything special.
+func ShellQuote(s string) string {
 	if s == "" {
 		return "''"
 	}

@@ -100,7 +100,7 @@ func (g *Gate) Submit(ctx context.Context, c Call) (*Approval, error) {
 	c.IdempotencyKey = idempotencyKey(c, digest)
 	a := &Approval{
 		Agent: c.Agent, SessionID: c.SessionID, Tool: c.Tool, Input: c.Input, Cwd: c.Cwd,
-		IdempotencyKey: c.IdempotencyKey, Digest: digest, Judged: judgeInput(kind, c, in, home), CreatedAt: arrived,
+		IdempotencyKey: c.IdempotencyKey, Digest: digest, Deferred: c.Deferred, Judged: judgeInput(kind, c, in, home), CreatedAt: arrived,
 	}
 	// A re-post finds its approval without evaluating again; CreateApproval
 	// checks once more, atomically, for submits racing this one.

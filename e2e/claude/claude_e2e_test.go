@@ -17,6 +17,7 @@ import (
 	"approvalbot/api"
 	"approvalbot/e2e/e2etest"
 	"approvalbot/gate"
+	"approvalbot/prompt"
 )
 
 // claudeRunTimeout bounds each claude run.
@@ -59,7 +60,9 @@ func claudeBin(t *testing.T) string {
 	return p
 }
 
-func newHarness(t *testing.T) *harness {
+// newHarness starts a daemon and a fake model, and writes Claude settings
+// whose PreToolUse hook is `approvalbot hook claude` with hookArgs.
+func newHarness(t *testing.T, hookArgs ...string) *harness {
 	t.Helper()
 	root := t.TempDir()
 	h := &harness{t: t, claude: claudeBin(t), home: filepath.Join(root, "home"), work: filepath.Join(root, "work")}
@@ -87,7 +90,7 @@ func newHarness(t *testing.T) *harness {
 				"matcher": "Bash",
 				"hooks": []any{map[string]any{
 					"type":      "command",
-					"command":   h.bin + " hook claude --timeout 50s",
+					"command":   strings.Join(append([]string{h.bin, "hook", "claude", "--timeout", "50s"}, hookArgs...), " "),
 					"timeout":   55,
 					"onFailure": "block",
 				}},
@@ -104,10 +107,14 @@ func newHarness(t *testing.T) *harness {
 
 // claudeP runs `claude -p` with a prompt that makes the fake model ask for command.
 func (h *harness) claudeP(ctx context.Context, command string) (string, error) {
+	return h.run(ctx, "-p", "Please do this: APPROVALBOT_E2E_RUN[["+command+"]]", "--output-format", "text")
+}
+
+// run runs claude with args, the test's settings and model, in the work dir.
+func (h *harness) run(ctx context.Context, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, claudeRunTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, h.claude, "-p", "Please do this: APPROVALBOT_E2E_RUN[["+command+"]]",
-		"--settings", h.settings, "--model", "claude-sonnet-4-5", "--output-format", "text")
+	cmd := exec.CommandContext(ctx, h.claude, append(args, "--settings", h.settings, "--model", "claude-sonnet-4-5")...)
 	cmd.Dir = h.work
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"),
@@ -250,4 +257,78 @@ func startDaemon(t testing.TB, root string) (bin, url string, client *api.Client
 		"APPROVALBOT_TIMEOUT=2m",
 	)
 	return bin, url, client
+}
+
+// TestClaudeCodeDeferThenResume: with `hook claude --defer`, `claude -p`
+// does not wait for a person: it exits with stop_reason "tool_deferred" and
+// the approval stays pending (marked deferred, with the resume command in
+// the prompt). After the approval, `claude -p --resume SESSION` re-runs the
+// hook for the same tool call, which now gets the decision, and the command
+// runs.
+func TestClaudeCodeDeferThenResume(t *testing.T) {
+	h := newHarness(t, "--defer")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*claudeRunTimeout)
+	defer cancel()
+	src := filepath.Join(h.work, "src")
+	if err := os.WriteFile(src, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(h.work, "deferred-marker")
+	out, err := h.run(ctx, "-p", "Please do this: APPROVALBOT_E2E_RUN[[cp "+src+" "+marker+"]]", "--output-format", "json")
+	if err != nil {
+		t.Fatalf("claude: %v\n%s", err, out)
+	}
+	var res struct {
+		StopReason      string `json:"stop_reason"`
+		SessionID       string `json:"session_id"`
+		DeferredToolUse struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"deferred_tool_use"`
+	}
+	if err := json.Unmarshal([]byte(lastLine(out)), &res); err != nil {
+		t.Fatalf("claude -p output is not the JSON result: %v\n%s", err, out)
+	}
+	if res.StopReason != "tool_deferred" || res.SessionID == "" || res.DeferredToolUse.Name != "Bash" {
+		t.Fatalf("want a run stopped at a deferred Bash call; got %+v\n%s", res, out)
+	}
+	if exists(marker) {
+		t.Fatal("the deferred command ran before any decision")
+	}
+	list, err := h.client.List(ctx, gate.StatusPending)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("pending after the deferred run: %v %d", err, len(list))
+	}
+	a := list[0]
+	if !a.Deferred || a.SessionID != res.SessionID || a.IdempotencyKey != res.DeferredToolUse.ID {
+		t.Fatalf("pending approval %+v: want deferred, session %s, key %s", a, res.SessionID, res.DeferredToolUse.ID)
+	}
+	want := "cd " + h.work + " && claude -p --resume " + res.SessionID
+	if got := prompt.ResumeCommand(a); got != want {
+		t.Fatalf("resume command %q, want %q", got, want)
+	}
+	if _, err := h.client.Approve(ctx, a.ID, false, "", "e2e-tester"); err != nil {
+		t.Fatal(err)
+	}
+	out, err = h.run(ctx, "-p", "--resume", res.SessionID, "--output-format", "text")
+	if err != nil {
+		t.Fatalf("claude --resume: %v\n%s", err, out)
+	}
+	if !exists(marker) {
+		t.Fatalf("the approved command did not run on resume; claude said:\n%s\nmodel log:\n%s", out, h.fake.Log())
+	}
+	if tr := h.lastResult(out); tr.IsError {
+		t.Fatalf("tool_result is an error: %q", tr.Content)
+	}
+	all, err := h.client.List(ctx, "")
+	if err != nil || len(all) != 1 {
+		t.Fatalf("approvals after resume: %v %d (want the one, found again by its tool-use id)", err, len(all))
+	}
+}
+
+// lastLine is the last non-empty line of s (claude -p prints warnings
+// before its JSON result).
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
 }
