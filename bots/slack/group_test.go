@@ -35,6 +35,23 @@ func batchButton(blocks string) (string, string) {
 	return "", ""
 }
 
+// awaitView waits until the message at ts is a grouped view whose
+// Approve all decides n calls, and returns it.
+func (e *env) awaitView(ts, n string) slacktest.Message {
+	e.t.Helper()
+	var view slacktest.Message
+	e.await("a view of "+n, func(s slacktest.Snapshot) bool {
+		for _, m := range s.Messages {
+			if _, got := batchButton(m.Blocks); m.TS == ts && got == n {
+				view = m
+				return true
+			}
+		}
+		return false
+	})
+	return view
+}
+
 // TestSlackBatch: a session's pending calls share one grouped message;
 // Approve all pressed on the view of two decides those two and not the
 // third that arrived after it was rendered.
@@ -43,26 +60,14 @@ func TestSlackBatch(t *testing.T) {
 	a1 := e.add("make build")
 	ts := ref(e.gt.Shown(t, a1.ID, Name)).MessageID
 	a2 := e.add("rm -rf ./dist")
-	var two string
-	e.await("a view of two", func(s slacktest.Snapshot) bool {
-		for _, m := range s.Messages {
-			if v, n := batchButton(m.Blocks); m.TS == ts && n == "2" {
-				two = v
-				return strings.Contains(m.Blocks, "make build") && strings.Contains(m.Blocks, "rm -rf ./dist") &&
-					strings.Contains(m.Blocks, "deletes recursively")
-			}
-		}
-		return false
-	})
+	view := e.awaitView(ts, "2")
+	two, _ := batchButton(view.Blocks)
+	if !strings.Contains(view.Blocks, "make build") || !strings.Contains(view.Blocks, "rm -rf ./dist") ||
+		!strings.Contains(view.Blocks, "deletes recursively") {
+		t.Fatalf("view of two: %s", view.Blocks)
+	}
 	a3 := e.add("npm publish")
-	e.await("a view of three", func(s slacktest.Snapshot) bool {
-		for _, m := range s.Messages {
-			if _, n := batchButton(m.Blocks); m.TS == ts && n == "3" {
-				return true
-			}
-		}
-		return false
-	})
+	e.awaitView(ts, "3")
 	e.interact(press(strangerID, actApproveAll, two))
 	e.await("the refusal", func(s slacktest.Snapshot) bool { return len(s.Ephemerals) == 1 })
 	e.pending(a1.ID)

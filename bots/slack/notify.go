@@ -32,6 +32,7 @@ func (b *Bot) Show(ctx context.Context, v gate.View) (gate.MessageRef, error) {
 	}
 	ref := gate.MessageRef{Frontend: Name, ChatID: channel, MessageID: ts, SentAt: b.cfg.Now()}
 	b.logger.Info("prompt posted", "approval", a.ID, "agent", a.Agent, "ts", ts)
+	b.remember(ctx, channel, ts, v)
 	if rv.Cut {
 		for _, chunk := range threadChunks(rv.Full) {
 			err := b.out.Send(ctx, b.dest(), func(ctx context.Context) error {
@@ -56,6 +57,7 @@ func (b *Bot) Update(ctx context.Context, ref gate.MessageRef, v gate.View) erro
 	err := b.update(ctx, ref.ChatID, ref.MessageID, render(v, b.cfg.Now()))
 	switch {
 	case err == nil:
+		b.remember(ctx, ref.ChatID, ref.MessageID, v)
 		return nil
 	case outbox.IsPermanent(err):
 		return fmt.Errorf("update slack message of %s: %w (%w)", v.Approval.ID, gate.ErrMessageGone, err)

@@ -218,10 +218,16 @@ func scopeActions(a *gate.Approval) *slack.ActionBlock {
 // mention this frontend recorded (edits do not notify anyone).
 func outcomeText(a *gate.Approval) string {
 	s := Escape(prompt.Outcome(a))
-	if a.Via == "slack" && slackMention.MatchString(a.DecidedBy) {
-		s = strings.Replace(s, Escape(a.DecidedBy), a.DecidedBy, 1)
+	if a.Via == Name && slackMention.MatchString(a.DecidedBy) {
+		s = replaceEscaped(s, a.DecidedBy)
 	}
 	return s
+}
+
+// replaceEscaped turns the first escaped copy of mention in s back into
+// the mention (a decider this frontend recorded, checked by the caller).
+func replaceEscaped(s, mention string) string {
+	return strings.Replace(s, Escape(mention), mention, 1)
 }
 
 // threadChunks splits the full prompt text into code-block messages for the

@@ -1,9 +1,10 @@
 // Package slack is the Slack frontend: it posts approval prompts to a
 // channel in Block Kit, takes decisions from approvers' button presses and
 // the deny-reason modal, edits the message once the approval is final, and
-// answers the /approvalbot slash command. Interactivity arrives over Socket
-// Mode (the default: no public URL) or over HTTP, each request then verified
-// against the app's signing secret.
+// answers the /approvalbot slash command and replies in words in a prompt's
+// thread. Interactivity and events arrive over Socket Mode (the default: no
+// public URL) or over HTTP, each request then verified against the app's
+// signing secret.
 package slack
 
 import (
@@ -73,6 +74,10 @@ type Gate interface {
 	Rules(ctx context.Context, agent string) ([]gate.AlwaysRule, error)
 	RemoveRule(ctx context.Context, id, by string) (gate.AlwaysRule, error)
 	SetMode(ctx context.Context, agent string, m gate.Mode, by string) error
+	// Value and SetValue keep what each prompt message shows, for replies
+	// in words (gate.ErrNotFound for a key never set).
+	Value(ctx context.Context, key string) (string, error)
+	SetValue(ctx context.Context, key, value string) error
 }
 
 // Bot is the Slack frontend. It implements gate.Notifier.

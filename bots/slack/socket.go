@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
 
 	"approvalbot/backoff"
@@ -70,6 +71,13 @@ func (b *Bot) socketEvents(ctx context.Context, client *socketmode.Client, wg *s
 			// Slack wants the ack within 3 s; the work may take longer.
 			b.ack(ctx, client, evt, nil)
 			wg.Go(func() { b.interaction(ctx, &cb) })
+		case socketmode.EventTypeEventsAPI:
+			b.ack(ctx, client, evt, nil)
+			if ev, ok := evt.Data.(slackevents.EventsAPIEvent); ok {
+				if msg := messageEvent(ev); msg != nil {
+					wg.Go(func() { b.onMessage(ctx, msg) })
+				}
+			}
 		case socketmode.EventTypeSlashCommand:
 			cmd, ok := evt.Data.(slack.SlashCommand)
 			if !ok {

@@ -3,8 +3,9 @@
 // what that lacks: chat.update, chat.postEphemeral and views.open that
 // record what they got, a 429 injector, and a Socket Mode endpoint
 // (apps.connections.open returning a websocket URL on the same server) that
-// says hello, sends interactive and slash-command envelopes, reads acks and
-// can drop the connection.
+// says hello, sends interactive, slash-command and Events API envelopes
+// (thread replies for replies in words), reads acks and can drop the
+// connection.
 package slacktest
 
 import (

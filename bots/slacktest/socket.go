@@ -88,6 +88,27 @@ func (s *Server) SendSlashCommand(payload any) (string, error) {
 	return s.send("slash_commands", payload)
 }
 
+// SendEvent sends an events_api envelope whose payload is the Events API
+// callback carrying event (a message event, say) and returns its envelope id.
+func (s *Server) SendEvent(event any) (string, error) {
+	return s.send("events_api", EventCallback(event))
+}
+
+// EventCallback is the Events API's outer event_callback carrying event, as
+// Slack posts it over HTTP and in a Socket Mode envelope.
+func EventCallback(event any) map[string]any {
+	return map[string]any{"type": "event_callback", "token": "unused", "team_id": "T0FAKE", "api_app_id": "A0FAKE",
+		"event_id": "Ev0FAKE", "event_time": 1700000000, "event": event}
+}
+
+// ThreadReply is a message event of user replying text in the thread of
+// the message at channel/threadTS, as Slack sends it to a bot subscribed
+// to message.channels.
+func ThreadReply(channel, threadTS, user, text string) map[string]any {
+	return map[string]any{"type": "message", "channel": channel, "channel_type": "channel", "user": user,
+		"text": text, "ts": "1700000999.000100", "thread_ts": threadTS, "event_ts": "1700000999.000100"}
+}
+
 func (s *Server) send(typ string, payload any) (string, error) {
 	raw, err := json.Marshal(payload)
 	if err != nil {

@@ -2,9 +2,7 @@ package telegram
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -22,41 +20,13 @@ import (
 // keyShownPrefix + chat + "." + message id: what the message shows.
 const keyShownPrefix = "telegram.shown."
 
-// shown is what a prompt message showed last.
-type shown struct {
-	IDs     []string `json:"ids"`               // its calls, pending first
-	Digests []string `json:"digests"`           // their digests, as shown
-	Pending int      `json:"pending"`           // how many of IDs were pending
-	Batch   string   `json:"batch,omitempty"`   // a grouped view's batch
-	BDigest string   `json:"bdigest,omitempty"` // and its digest
-}
-
 func shownKey(chat int64, msgID int) string {
 	return keyShownPrefix + strconv.FormatInt(chat, 10) + "." + strconv.Itoa(msgID)
 }
 
 // remember records what message msgID in chat shows now.
 func (b *Bot) remember(ctx context.Context, chat int64, msgID int, v gate.View) {
-	var s shown
-	items := v.Items
-	if len(items) == 0 {
-		items = []*gate.Approval{v.Approval}
-	}
-	for _, final := range []bool{false, true} {
-		for _, a := range items {
-			if a.Status.Final() == final {
-				s.IDs, s.Digests = append(s.IDs, a.ID), append(s.Digests, prompt.DigestPrefix(a))
-				if !final {
-					s.Pending++
-				}
-			}
-		}
-	}
-	if v.Batch != nil {
-		s.Batch, s.BDigest = v.Batch.ID, v.Batch.Digest()
-	}
-	raw, _ := json.Marshal(s)
-	if err := b.g.SetValue(ctx, shownKey(chat, msgID), string(raw)); err != nil && ctx.Err() == nil {
+	if err := b.g.SetValue(ctx, shownKey(chat, msgID), prompt.ShownOf(v).Encode()); err != nil && ctx.Err() == nil {
 		b.logger.Error("remember what a prompt shows", "message", msgID, "err", err)
 	}
 }
@@ -75,14 +45,14 @@ func (b *Bot) onWordsReply(ctx context.Context, msg *tgbotapi.Message) bool {
 		}
 		return false
 	}
-	var s shown
-	if json.Unmarshal([]byte(raw), &s) != nil || len(s.IDs) == 0 || len(s.IDs) != len(s.Digests) {
+	s, ok := prompt.DecodeShown(raw)
+	if !ok {
 		return false
 	}
 	say := func(text string) { b.reply(ctx, chat, msg.MessageID, text) }
 	if !b.authorized(msg.From) {
 		if b.admit(ctx, msg) {
-			say("You are not an approver here; nothing was decided.")
+			say(prompt.ReplyNotApprover)
 		}
 		return true
 	}
@@ -96,12 +66,13 @@ func (b *Bot) onWordsReply(ctx context.Context, msg *tgbotapi.Message) bool {
 		return true
 	}
 	by := who(msg.From)
-	if s.Batch != "" && s.Pending > 1 {
+	if s.BatchReply() {
 		if r.Kind == prompt.ReplyAlways {
-			say("Always is per call: use a call's buttons, or reply to its own prompt. Nothing was decided.")
+			say(prompt.ReplyAlwaysInBatch)
 			return true
 		}
-		d := gate.Decision{Approve: r.Kind == prompt.ReplyApprove, Stop: r.Kind == prompt.ReplyStop, Reason: r.Reason, By: by, Via: Name}
+		d := prompt.ReplyBatchDecision(r)
+		d.By, d.Via = by, Name
 		rs, err := b.g.DecideBatch(ctx, s.Batch, s.BDigest, d)
 		switch {
 		case err == nil:
@@ -110,45 +81,23 @@ func (b *Bot) onWordsReply(ctx context.Context, msg *tgbotapi.Message) bool {
 			say(b.outcomes(ctx, s.IDs))
 		default:
 			b.logger.Error("decide batch from a reply", "batch", s.Batch, "err", err)
-			say("Could not record the decision; nothing was decided.")
+			say(prompt.ReplyFailed)
 		}
 		return true
 	}
 	id, digest := s.IDs[0], s.Digests[0]
-	var d gate.Decision
-	switch r.Kind {
-	case prompt.ReplyApprove:
-		d = gate.Decision{Approve: true}
-	case prompt.ReplyAlways:
-		sc, ok := prompt.ScopeChoiceOf(r.Scope)
-		if !ok {
-			b.askScope(ctx, chat, promptID, msg.MessageID, id)
-			return true
-		}
-		d = prompt.AlwaysDecision(sc, b.now())
-	case prompt.ReplyStop:
-		d = gate.Decision{Stop: true, Reason: r.Reason}
-		if d.Reason == "" {
-			d.Reason = "stopped by " + by
-		}
-	default:
-		d = gate.Decision{Reason: r.Reason}
+	d, askScope := prompt.ReplyDecision(r, by, b.now())
+	if askScope {
+		b.askScope(ctx, chat, promptID, msg.MessageID, id)
+		return true
 	}
 	d.By, d.Via, d.Digest = by, Name, digest
 	a, err := b.g.Decide(ctx, id, d)
-	switch {
-	case err == nil:
-		say(prompt.Outcome(a))
-	case errors.Is(err, gate.ErrAlreadyDecided) && a != nil:
-		say("Already decided: " + prompt.Outcome(a))
-	case errors.Is(err, gate.ErrDigestMismatch):
-		say("This prompt was made for a different call input; nothing was decided.")
-	case errors.Is(err, gate.ErrInvalid):
-		say(prompt.VisibleLine("Nothing was decided: " + err.Error()))
-	default:
+	text, failed := prompt.ReplyDecided(a, err)
+	if failed {
 		b.logger.Error("decide from a reply", "approval", id, "err", err)
-		say("Could not record the decision; nothing was decided.")
 	}
+	say(text)
 	return true
 }
 
@@ -157,11 +106,11 @@ func (b *Bot) onWordsReply(ctx context.Context, msg *tgbotapi.Message) bool {
 func (b *Bot) askScope(ctx context.Context, chat int64, promptID, replyID int, id string) {
 	a, err := b.g.Get(ctx, id)
 	if err != nil || a.Status.Final() {
-		b.reply(ctx, chat, replyID, "This call is no longer pending; nothing was decided.")
+		b.reply(ctx, chat, replyID, prompt.ReplyNotPending)
 		return
 	}
 	if len(a.Evaluation.AlwaysRules) == 0 {
-		b.reply(ctx, chat, replyID, "This call has no safe Always pattern; reply \"yes\" to approve it once.")
+		b.reply(ctx, chat, replyID, prompt.ReplyNoAlways)
 		return
 	}
 	b.reply(ctx, chat, replyID, prompt.ScopeQuestion(prompt.Build(a, b.now()))+" (buttons on the prompt)")
@@ -174,19 +123,11 @@ func (b *Bot) askScope(ctx context.Context, chat int64, promptID, replyID int, i
 
 // outcomes says who decided each call, for a reply to a decided prompt.
 func (b *Bot) outcomes(ctx context.Context, ids []string) string {
-	var lines []string
+	var as []*gate.Approval
 	for _, id := range ids {
-		a, err := b.g.Get(ctx, id)
-		if err != nil {
-			continue
+		if a, err := b.g.Get(ctx, id); err == nil {
+			as = append(as, a)
 		}
-		lines = append(lines, prompt.Outcome(a))
 	}
-	if len(lines) == 0 {
-		return "Already decided; nothing was changed."
-	}
-	if len(lines) == 1 {
-		return "Already decided: " + lines[0]
-	}
-	return fmt.Sprintf("Already decided:\n%s", strings.Join(lines, "\n"))
+	return prompt.AlreadyDecided(as)
 }
