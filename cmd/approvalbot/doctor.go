@@ -2,17 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"approvalbot/config"
@@ -34,21 +28,27 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	health := fs.Bool("health", false, "only check that the daemon at APPROVALBOT_URL is healthy (for container health checks)")
+	project := fs.String("project", "", "check the agents' project settings and folder trust in `DIR` (default: the current directory)")
 	fs.Usage = func() {
-		fmt.Fprintln(e.stdout, "usage: approvalbot doctor [--health]\n\nChecks the settings, the rules file, the data dir, the daemon and the chat frontends, each with a fix.")
+		fmt.Fprintln(e.stdout, "usage: approvalbot doctor [--health] [--project DIR]\n\nChecks the settings, the rules file, the data dir, the chat frontends, each agent's hook and the daemon, each with a fix.")
 		fs.SetOutput(e.stdout)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	} else if err != nil || fs.NArg() > 0 {
-		fmt.Fprintln(e.stderr, "usage: approvalbot doctor [--health]")
+		fmt.Fprintln(e.stderr, "usage: approvalbot doctor [--health] [--project DIR]")
 		return exitUsage
 	}
 	if *health {
 		return healthOnly(ctx, e)
 	}
-	checks := doctor(ctx, e)
+	if *project == "" {
+		*project, _ = os.Getwd()
+	} else if abs, err := filepath.Abs(*project); err == nil {
+		*project = abs
+	}
+	checks := doctor(ctx, e, *project)
 	failed := 0
 	for _, c := range checks {
 		mark := "ok  "
@@ -85,8 +85,9 @@ func healthOnly(ctx context.Context, e *env) int {
 	return exitOK
 }
 
-// doctor runs every check and returns the findings in order.
-func doctor(ctx context.Context, e *env) []check {
+// doctor runs every check and returns the findings in order; project is
+// the folder whose agent settings and trust are checked.
+func doctor(ctx context.Context, e *env, project string) []check {
 	var out []check
 	s, err := config.Load()
 	if err != nil {
@@ -108,17 +109,8 @@ func doctor(ctx context.Context, e *env) []check {
 	}
 	out = append(out, checkDataDir(s.DataDir))
 
-	hc := &http.Client{Timeout: doctorTimeout}
-	if s.TelegramToken != "" {
-		out = append(out, checkTelegram(ctx, hc, s)...)
-	}
-	if s.SlackBotToken != "" {
-		out = append(out, checkSlack(ctx, hc, s)...)
-	}
-	if s.TelegramToken == "" && s.SlackBotToken == "" {
-		out = append(out, check{name: "frontends", ok: true,
-			msg: "none configured: decide with `approvalbot watch`, `approvalbot approve/deny` or the API"})
-	}
+	out = append(out, checkFrontends(ctx, s)...)
+	out = append(out, checkAgents(e, project)...)
 
 	hctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
@@ -168,111 +160,4 @@ func checkDataDir(dir string) check {
 		c.msg += " and holds approvalbot.db"
 	}
 	return c
-}
-
-// getJSON calls a URL and decodes the JSON answer, whatever the status,
-// into out. Errors never contain the URL (it holds the Telegram token).
-func getJSON(ctx context.Context, hc *http.Client, method, u string, header http.Header, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, u, nil)
-	if err != nil {
-		return errors.New("bad API URL")
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // drop the URL
-		}
-		return fmt.Errorf("request failed: %v", err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("HTTP %d, not a JSON answer", resp.StatusCode)
-	}
-	return nil
-}
-
-func checkTelegram(ctx context.Context, hc *http.Client, s config.Settings) []check {
-	base := strings.TrimRight(s.TelegramAPIURL, "/") + "/bot" + s.TelegramToken + "/"
-	var me struct {
-		OK          bool   `json:"ok"`
-		Description string `json:"description"`
-		Result      struct {
-			Username string `json:"username"`
-		} `json:"result"`
-	}
-	if err := getJSON(ctx, hc, http.MethodGet, base+"getMe", nil, &me); err != nil {
-		return []check{{name: "telegram", msg: "getMe: " + err.Error(),
-			fix: "check network access to " + s.TelegramAPIURL + " (APPROVALBOT_TELEGRAM_API_URL)"}}
-	}
-	if !me.OK {
-		return []check{{name: "telegram", msg: "getMe refused the token: " + me.Description,
-			fix: "set APPROVALBOT_TELEGRAM_TOKEN to the token @BotFather gave you"}}
-	}
-	out := []check{{name: "telegram", ok: true, msg: "token belongs to @" + me.Result.Username}}
-	if s.TelegramChatID == 0 {
-		return append(out, check{name: "telegram chat", ok: true,
-			msg: "no APPROVALBOT_TELEGRAM_CHAT_ID: pair a chat with /pair CODE (serve prints the code)"})
-	}
-	var chat struct {
-		OK          bool   `json:"ok"`
-		Description string `json:"description"`
-	}
-	u := base + "getChat?chat_id=" + strconv.FormatInt(s.TelegramChatID, 10)
-	if err := getJSON(ctx, hc, http.MethodGet, u, nil, &chat); err != nil || !chat.OK {
-		msg := chat.Description
-		if err != nil {
-			msg = err.Error()
-		}
-		return append(out, check{name: "telegram chat", msg: fmt.Sprintf("chat %d not reachable: %s", s.TelegramChatID, msg),
-			fix: "send /start to the bot from that chat (or add the bot to the group), and check APPROVALBOT_TELEGRAM_CHAT_ID"})
-	}
-	return append(out, check{name: "telegram chat", ok: true, msg: fmt.Sprintf("chat %d is reachable", s.TelegramChatID)})
-}
-
-func checkSlack(ctx context.Context, hc *http.Client, s config.Settings) []check {
-	base := strings.TrimRight(s.SlackAPIURL, "/") + "/"
-	hdr := http.Header{"Authorization": {"Bearer " + s.SlackBotToken}}
-	var auth struct {
-		OK    bool   `json:"ok"`
-		Error string `json:"error"`
-		Team  string `json:"team"`
-		User  string `json:"user"`
-	}
-	if err := getJSON(ctx, hc, http.MethodPost, base+"auth.test", hdr, &auth); err != nil {
-		return []check{{name: "slack", msg: "auth.test: " + err.Error(),
-			fix: "check network access to " + s.SlackAPIURL + " (APPROVALBOT_SLACK_API_URL)"}}
-	}
-	if !auth.OK {
-		return []check{{name: "slack", msg: "auth.test refused the bot token: " + auth.Error,
-			fix: "set APPROVALBOT_SLACK_BOT_TOKEN to the app's Bot User OAuth Token (xoxb-...)"}}
-	}
-	out := []check{{name: "slack", ok: true, msg: fmt.Sprintf("bot @%s in workspace %s", auth.User, auth.Team)}}
-	var info struct {
-		OK      bool   `json:"ok"`
-		Error   string `json:"error"`
-		Channel struct {
-			IsMember bool `json:"is_member"`
-		} `json:"channel"`
-	}
-	u := base + "conversations.info?channel=" + url.QueryEscape(s.SlackChannel)
-	if err := getJSON(ctx, hc, http.MethodGet, u, hdr, &info); err != nil || !info.OK {
-		msg := info.Error
-		if err != nil {
-			msg = err.Error()
-		}
-		return append(out, check{name: "slack channel", msg: fmt.Sprintf("channel %s: %s", s.SlackChannel, msg),
-			fix: "set APPROVALBOT_SLACK_CHANNEL to the channel id (not its name) and give the app channels:read"})
-	}
-	if !info.Channel.IsMember {
-		return append(out, check{name: "slack channel", msg: "the bot is not a member of " + s.SlackChannel,
-			fix: "invite it: /invite @approvalbot in that channel"})
-	}
-	return append(out, check{name: "slack channel", ok: true, msg: "the bot is a member of " + s.SlackChannel})
 }

@@ -135,6 +135,10 @@ func runInstall(ctx context.Context, e *env, args []string) int {
 	return exitOK
 }
 
+// installAgents are the agents install sets up, in the order doctor
+// reports them.
+var installAgents = []string{"claude", "codex", "gemini", "copilot", "cursor", "opencode"}
+
 var errUnknownAgent = errors.New("unknown agent: claude, codex, gemini, copilot, cursor or opencode")
 
 type installer struct {
@@ -205,71 +209,55 @@ func (in installer) dir(projectRel, userRel, override string) string {
 	return filepath.Join(in.home, userRel)
 }
 
-func (in installer) plan(agent string) (installPlan, error) {
-	secs := int(in.hostTimeout() / time.Second)
+// hookSite is where an agent keeps approvalbot's hook and in what shape:
+// what install writes and doctor reads back.
+type hookSite struct {
+	agent string
+	path  string
+	// keys lead to the hook list in the file; nil for opencode, whose hook
+	// is a plugin file of its own.
+	keys []string
+	// matcher, when set, makes the list one of matcher groups
+	// ([{"matcher": m, "hooks": [entry...]}]: Claude Code, Codex, Gemini
+	// CLI); else the list holds the entries (Copilot CLI, Cursor).
+	matcher string
+	// failSafe are the entry's fields that stop the host from running the
+	// call when the hook fails or times out.
+	failSafe map[string]any
+	// top are top-level keys the file must have.
+	top map[string]any
+}
+
+// site returns where agent's hook goes: the user settings, or with
+// --project the project's.
+func (in installer) site(agent string) (hookSite, error) {
+	s := hookSite{agent: agent}
 	switch agent {
 	case "claude":
-		p := filepath.Join(in.dir(".claude", ".claude", ""), "settings.json")
-		entry := map[string]any{"type": "command", "command": in.hookCommand("claude"), "timeout": secs, "onFailure": "block"}
-		b, note, err := mergeHookGroup(p, []string{"hooks", "PreToolUse"}, "*", entry, in.isOurs("claude"), nil)
-		if err != nil {
-			return installPlan{}, err
-		}
-		return installPlan{files: []plannedFile{{p, b, note}}, todo: []string{
-			"give Claude Code APPROVALBOT_TOKEN in its environment if the daemon has APPROVALBOT_API_TOKENS",
-		}}, nil
+		s.path = filepath.Join(in.dir(".claude", ".claude", ""), "settings.json")
+		s.keys, s.matcher = []string{"hooks", "PreToolUse"}, "*"
+		// A Claude Code hook that fails lets the call through to Claude's
+		// own permission flow unless it blocks.
+		s.failSafe = map[string]any{"onFailure": "block"}
 	case "codex":
-		p := filepath.Join(in.dir(".codex", ".codex", "CODEX_HOME"), "hooks.json")
-		entry := map[string]any{"type": "command", "command": in.hookCommand("codex"), "timeout": secs}
-		b, note, err := mergeHookGroup(p, []string{"hooks", "PreToolUse"}, ".*", entry, in.isOurs("codex"), nil)
-		if err != nil {
-			return installPlan{}, err
-		}
-		return installPlan{files: []plannedFile{{p, b, note}}, todo: []string{
-			"Codex runs a hook only once you trust it, and says nothing otherwise: open `codex`, then `/hooks`, select the approvalbot hook and trust it (press t). Trust again after every change to " + p + ".",
-			"for `codex exec` in automation, pass --dangerously-bypass-hook-trust instead",
-		}}, nil
+		s.path = filepath.Join(in.dir(".codex", ".codex", "CODEX_HOME"), "hooks.json")
+		s.keys, s.matcher = []string{"hooks", "PreToolUse"}, ".*"
 	case "gemini":
-		p := filepath.Join(in.dir(".gemini", ".gemini", ""), "settings.json")
-		entry := map[string]any{"type": "command", "name": "approvalbot", "command": in.hookCommand("gemini"), "timeout": int(in.hostTimeout() / time.Millisecond)}
-		b, note, err := mergeHookGroup(p, []string{"hooks", "BeforeTool"}, ".*", entry, in.isOurs("gemini"), nil)
-		if err != nil {
-			return installPlan{}, err
-		}
-		folder := "each folder you run gemini in"
-		if in.flags.project != "" {
-			folder = in.flags.project
-		}
-		return installPlan{files: []plannedFile{{p, b, note}}, todo: []string{
-			"Gemini CLI skips hooks in a folder it does not trust: trust " + folder + " (gemini asks on first start, or /permissions; ~/.gemini/trustedFolders.json)",
-		}}, nil
+		s.path = filepath.Join(in.dir(".gemini", ".gemini", ""), "settings.json")
+		s.keys, s.matcher = []string{"hooks", "BeforeTool"}, ".*"
 	case "copilot":
-		entry := map[string]any{"type": "command", "bash": in.hookCommand("copilot"), "timeoutSec": secs}
-		var p string
-		var extra map[string]any
 		if in.flags.project != "" {
-			p = filepath.Join(in.flags.project, ".github", "hooks", "approvalbot.json")
-			extra = map[string]any{"version": 1}
+			s.path = filepath.Join(in.flags.project, ".github", "hooks", "approvalbot.json")
+			s.top = map[string]any{"version": 1}
 		} else {
-			p = filepath.Join(in.dir("", ".copilot", "COPILOT_HOME"), "settings.json")
+			s.path = filepath.Join(in.dir("", ".copilot", "COPILOT_HOME"), "settings.json")
 		}
-		b, note, err := mergeHookList(p, []string{"hooks", "preToolUse"}, entry, in.isOurs("copilot"), extra)
-		if err != nil {
-			return installPlan{}, err
-		}
-		return installPlan{files: []plannedFile{{p, b, note}}, todo: []string{
-			"Copilot CLI runs the tool when a hook times out: keep approvals shorter than the hook's --timeout (" + in.flags.timeout.String() + ")",
-		}}, nil
+		s.keys = []string{"hooks", "preToolUse"}
 	case "cursor":
-		p := filepath.Join(in.dir(".cursor", ".cursor", ""), "hooks.json")
-		entry := map[string]any{"command": in.hookCommand("cursor"), "timeout": secs, "failClosed": true}
-		b, note, err := mergeHookList(p, []string{"hooks", "preToolUse"}, entry, in.isOurs("cursor"), map[string]any{"version": 1})
-		if err != nil {
-			return installPlan{}, err
-		}
-		return installPlan{files: []plannedFile{{p, b, note}}, todo: []string{
-			"Cursor versions without the preToolUse hook need the same entry under beforeShellExecution (shell commands only)",
-		}}, nil
+		s.path = filepath.Join(in.dir(".cursor", ".cursor", ""), "hooks.json")
+		s.keys = []string{"hooks", "preToolUse"}
+		s.failSafe = map[string]any{"failClosed": true}
+		s.top = map[string]any{"version": 1}
 	case "opencode":
 		var dir string
 		if in.flags.project != "" {
@@ -279,13 +267,67 @@ func (in installer) plan(agent string) (installPlan, error) {
 		} else {
 			dir = filepath.Join(in.home, ".config", "opencode", "plugin")
 		}
-		p := filepath.Join(dir, agents.OpencodePluginFile)
-		return installPlan{files: []plannedFile{{p, []byte(agents.OpencodePlugin(in.hookArgv("opencode"), in.hookEnv())), ""}}, todo: []string{
+		s.path = filepath.Join(dir, agents.OpencodePluginFile)
+	default:
+		return hookSite{}, errUnknownAgent
+	}
+	return s, nil
+}
+
+// merge returns the site's file with entry (and the fail-safe fields) put
+// in place of approvalbot's hook, or added.
+func (s hookSite) merge(entry map[string]any, ours func(string) bool) ([]byte, string, error) {
+	for k, v := range s.failSafe {
+		entry[k] = v
+	}
+	if s.matcher != "" {
+		return mergeHookGroup(s.path, s.keys, s.matcher, entry, ours, s.top)
+	}
+	return mergeHookList(s.path, s.keys, entry, ours, s.top)
+}
+
+func (in installer) plan(agent string) (installPlan, error) {
+	site, err := in.site(agent)
+	if err != nil {
+		return installPlan{}, err
+	}
+	secs := int(in.hostTimeout() / time.Second)
+	var entry map[string]any
+	var todo []string
+	switch agent {
+	case "claude":
+		entry = map[string]any{"type": "command", "command": in.hookCommand("claude"), "timeout": secs}
+		todo = []string{"give Claude Code APPROVALBOT_TOKEN in its environment if the daemon has APPROVALBOT_API_TOKENS"}
+	case "codex":
+		entry = map[string]any{"type": "command", "command": in.hookCommand("codex"), "timeout": secs}
+		todo = []string{
+			"Codex runs a hook only once you trust it, and says nothing otherwise: open `codex`, then `/hooks`, select the approvalbot hook and trust it (press t). Trust again after every change to " + site.path + ".",
+			"for `codex exec` in automation, pass --dangerously-bypass-hook-trust instead",
+		}
+	case "gemini":
+		entry = map[string]any{"type": "command", "name": "approvalbot", "command": in.hookCommand("gemini"), "timeout": int(in.hostTimeout() / time.Millisecond)}
+		folder := "each folder you run gemini in"
+		if in.flags.project != "" {
+			folder = in.flags.project
+		}
+		todo = []string{"Gemini CLI skips hooks in a folder it does not trust: trust " + folder + " (gemini asks on first start, or /permissions; ~/.gemini/trustedFolders.json)"}
+	case "copilot":
+		entry = map[string]any{"type": "command", "bash": in.hookCommand("copilot"), "timeoutSec": secs}
+		todo = []string{"Copilot CLI runs the tool when a hook times out: keep approvals shorter than the hook's --timeout (" + in.flags.timeout.String() + ")"}
+	case "cursor":
+		entry = map[string]any{"command": in.hookCommand("cursor"), "timeout": secs}
+		todo = []string{"Cursor versions without the preToolUse hook need the same entry under beforeShellExecution (shell commands only)"}
+	case "opencode":
+		return installPlan{files: []plannedFile{{site.path, []byte(agents.OpencodePlugin(in.hookArgv("opencode"), in.hookEnv())), ""}}, todo: []string{
 			"opencode's own permission checks still run after approvalbot allows a call: set \"permission\" in opencode.json to allow what approvalbot gates, or `opencode run --auto`",
-			"offline, opencode tries to `npm install @opencode-ai/plugin` at every start once a plugin exists (about 70 s): install it once into " + filepath.Dir(dir),
+			"offline, opencode tries to `npm install @opencode-ai/plugin` at every start once a plugin exists (about 70 s): install it once into " + filepath.Dir(filepath.Dir(site.path)),
 		}}, nil
 	}
-	return installPlan{}, errUnknownAgent
+	b, note, err := site.merge(entry, in.isOurs(agent))
+	if err != nil {
+		return installPlan{}, err
+	}
+	return installPlan{files: []plannedFile{{site.path, b, note}}, todo: todo}, nil
 }
 
 // apply writes the plan (or, with --dry-run, prints it).
@@ -432,8 +474,7 @@ func mergeHookGroup(path string, keys []string, matcher string, entry map[string
 			hooks, _ := gm["hooks"].([]any)
 			var kept []any
 			for _, h := range hooks {
-				hm, ok := h.(map[string]any)
-				if cmd, _ := hm["command"].(string); ok && ours(cmd) {
+				if hm, ok := h.(map[string]any); ok && ours(hookEntryCommand(hm)) {
 					if !found {
 						kept = append(kept, entry)
 						found = true
@@ -460,12 +501,7 @@ func mergeHookList(path string, keys []string, entry map[string]any, ours func(s
 		found := false
 		var kept []any
 		for _, h := range list {
-			hm, ok := h.(map[string]any)
-			cmd, _ := hm["command"].(string)
-			if bash, _ := hm["bash"].(string); bash != "" {
-				cmd = bash
-			}
-			if ok && ours(cmd) {
+			if hm, ok := h.(map[string]any); ok && ours(hookEntryCommand(hm)) {
 				if !found {
 					kept = append(kept, entry)
 					found = true
@@ -479,6 +515,62 @@ func mergeHookList(path string, keys []string, entry map[string]any, ours func(s
 		}
 		return kept
 	})
+}
+
+// foundHook is approvalbot's hook entry as found in a site's file.
+type foundHook struct {
+	entry   map[string]any
+	command string
+	// group and index place it: the matcher group and the entry in the
+	// group's hooks (group is 0 in a flat list), as Codex numbers hooks.
+	group, index int
+}
+
+// find reads the site's file back and returns approvalbot's hook entries
+// in it (none when the file does not exist). Not for opencode's plugin.
+func (s hookSite) find(ours func(string) bool) ([]foundHook, error) {
+	root, _, err := loadSettings(s.path)
+	if err != nil {
+		return nil, err
+	}
+	list, _ := lookupPath(root, s.keys...).([]any)
+	var out []foundHook
+	entries := func(group int, hooks []any) {
+		for i, h := range hooks {
+			if hm, ok := h.(map[string]any); ok && ours(hookEntryCommand(hm)) {
+				out = append(out, foundHook{entry: hm, command: hookEntryCommand(hm), group: group, index: i})
+			}
+		}
+	}
+	if s.matcher == "" {
+		entries(0, list)
+		return out, nil
+	}
+	for g, grp := range list {
+		gm, _ := grp.(map[string]any)
+		hooks, _ := gm["hooks"].([]any)
+		entries(g, hooks)
+	}
+	return out, nil
+}
+
+// lookupPath walks nested objects along keys; nil when one is missing.
+func lookupPath(v any, keys ...string) any {
+	for _, k := range keys {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	return v
+}
+
+// hookEntryCommand is a hook entry's command line: "command", or Copilot
+// CLI's "bash".
+func hookEntryCommand(hm map[string]any) string {
+	if bash, _ := hm["bash"].(string); bash != "" {
+		return bash
+	}
+	cmd, _ := hm["command"].(string)
+	return cmd
 }
 
 func marshalSettings(root map[string]any) ([]byte, error) {
