@@ -9,7 +9,7 @@ import (
 // jq judges jq: its filter cannot run programs; files it reads come from
 // operands, -f, --rawfile and --slurpfile.
 func (a *analyzer) jq(fs []field) (string, string) {
-	p := programs["jq"]
+	p := programs()["jq"]
 	args := fs[1:]
 	haveFilter, positional := false, false
 	for i := 0; i < len(args); i++ {

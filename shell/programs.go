@@ -2,6 +2,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 )
 
 // progSpec is what the analyzer knows of one program's command line.
@@ -41,9 +42,10 @@ func (p *progSpec) inert() bool {
 	return len(p.danger) == 0 && len(p.readOpt) == 0 && len(p.listOpt) == 0 && p.operands == opNone
 }
 
-// programs is built once per process from gnuTable and the hand-written
+// programs is built on first use (not at start-up: every hook process links
+// this package and never analyses a line) from gnuTable and the hand-written
 // entries below; it is read-only after that.
-var programs = buildPrograms()
+var programs = sync.OnceValue(buildPrograms)
 
 func buildPrograms() map[string]*progSpec {
 	m := make(map[string]*progSpec, 64)
@@ -327,7 +329,7 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 		d, h := a.jq(fs)
 		return d, h, true
 	}
-	p, ok := programs[name]
+	p, ok := programs()[name]
 	if !ok {
 		return "", "", false
 	}

@@ -9,7 +9,7 @@ import (
 // sed judges sed: options from the GNU table, then a script that must be
 // made only of commands that print, delete and substitute in memory.
 func (a *analyzer) sed(fs []field) (string, string) {
-	p := programs["sed"]
+	p := programs()["sed"]
 	opts, operands, why := p.parseArgs("sed", fs[1:])
 	if why != "" {
 		return "not understood: " + why, ""
