@@ -242,6 +242,11 @@ func TestClaudeCodeAskedCommandRunsOnlyAfterApproval(t *testing.T) {
 // rules on a free loopback port, until the test ends.
 func startDaemon(t testing.TB, root string) (bin, url string, client *api.Client) {
 	t.Helper()
+	return startDaemonRules(t, root, rules)
+}
+
+func startDaemonRules(t testing.TB, root, rules string) (bin, url string, client *api.Client) {
+	t.Helper()
 	bin = e2etest.BuildBinary(t, root)
 	home := filepath.Join(root, "home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
