@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"approvalbot/gate"
+	"approvalbot/gate/gatetest"
 )
 
 // benchSubmitAllowed measures calls the rules allow at once, through a real
@@ -88,15 +89,16 @@ func benchFloor(b *testing.B) {
 }
 
 // BenchmarkSubmitAllowed: an allowed call through the real API handler on
-// loopback, against the fake and the real gate (bbolt), each also as a
-// multiple of the floor (x-floor). Compare x-floor across changes:
+// loopback, against the real gate on the in-memory store (memstore) and on
+// bbolt (gate), each also as a multiple of the floor (x-floor). Compare
+// x-floor across changes:
 //
 //	go test -run '^$' -bench SubmitAllowed -count 6 ./api
 func BenchmarkSubmitAllowed(b *testing.B) {
 	b.Run("floor", benchFloor)
-	b.Run("fake", func(b *testing.B) {
-		e := newEnv(b, Config{})
-		benchSubmitAllowed(b, e.fake, tokenConfig(), tokAlice)
+	b.Run("memstore", func(b *testing.B) {
+		env := gatetest.New(b, gatetest.Options{Rules: envRules})
+		benchSubmitAllowed(b, env.G, tokenConfig(), tokAlice)
 	})
 	b.Run("gate", func(b *testing.B) {
 		g, closeGate := realGate(b, b.TempDir())

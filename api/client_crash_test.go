@@ -54,8 +54,8 @@ func TestSubmitAndWaitCrashAfterSend(t *testing.T) {
 		errs <- err
 	}()
 	eventually(t, "the dropped requests", func() bool { return cr.seen.Load() > 3 })
-	eventually(t, "approval pending", func() bool { l, _ := e.fake.List(ctx, gate.StatusPending); return len(l) == 1 })
-	l, _ := e.fake.List(ctx, "")
+	eventually(t, "approval pending", func() bool { l, _ := e.g.List(ctx, gate.StatusPending); return len(l) == 1 })
+	l, _ := e.g.List(ctx, "")
 	if len(l) != 1 {
 		t.Fatalf("%d approvals for one key, want 1", len(l))
 	}

@@ -110,26 +110,38 @@ func TestClientEndpoints(t *testing.T) {
 	if m, _ := admin.Mode(ctx, "alice"); m != gate.ModeStrict {
 		t.Fatalf("mode after set: %s", m)
 	}
-	// Audit.
+	// Audit: every answer, decision and change above, in order, chained.
 	entries, err := admin.Audit(ctx, 0, 0)
-	if err != nil || len(entries) != 2 {
+	if err != nil || len(entries) < 6 {
 		t.Fatalf("audit: %v %+v", err, entries)
 	}
-	if entries, _ := admin.Audit(ctx, 1, 5); len(entries) != 1 || entries[0].Seq != 2 {
-		t.Fatalf("audit after 1: %+v", entries)
+	decided := map[string]string{} // approval id → by
+	for i, en := range entries {
+		if en.Seq != uint64(i+1) {
+			t.Fatalf("audit entry %d has seq %d", i, en.Seq)
+		}
+		if en.Event == "decided" {
+			decided[en.ApprovalID] = en.By
+		}
 	}
-	if n, err := admin.VerifyAudit(ctx); err != nil || n != 2 {
-		t.Fatalf("verify: %v %d", err, n)
+	if _, cancelled := decided[p4.ID]; decided[p1.ID] != "ana (ana@laptop)" || decided[p3.ID] != "ana" || !cancelled {
+		t.Errorf("decisions audited: %v", decided)
 	}
-	e.fake.SetAuditErr(errors.New("entry 2: hash mismatch"))
-	if _, err := admin.VerifyAudit(ctx); !errors.Is(err, ErrAuditBroken) || !strings.Contains(err.Error(), "entry 2") {
+	if page, _ := admin.Audit(ctx, 1, 5); len(page) != 5 || page[0].Seq != 2 || page[4].Seq != 6 {
+		t.Fatalf("audit after 1, limit 5: %+v", page)
+	}
+	if n, err := admin.VerifyAudit(ctx); err != nil || n != len(entries) {
+		t.Fatalf("verify: %v %d, want %d", err, n, len(entries))
+	}
+	e.store.Tamper("audit chain broken at seq 2")
+	if _, err := admin.VerifyAudit(ctx); !errors.Is(err, ErrAuditBroken) || !strings.Contains(err.Error(), "seq 2") {
 		t.Fatalf("verify broken: %v", err)
 	}
 	// Health.
 	if h, err := alice.Health(ctx); err != nil || !h.OK {
 		t.Fatalf("health: %v %+v", err, h)
 	}
-	e.fake.SetHealth(gate.Health{RulesError: "rules.jsonc:3: bad action"})
+	e.g.SetRulesError("rules.jsonc:3: bad action")
 	if h, err := NewClient(e.ts.URL, "").Health(ctx); err != nil || h.OK || h.RulesError == "" {
 		t.Fatalf("unhealthy: %v %+v", err, h)
 	}
@@ -140,12 +152,12 @@ func TestClientEndpoints(t *testing.T) {
 
 func TestSubmitRulesField(t *testing.T) {
 	e := newEnv(t, Config{Open: true})
-	r := e.call(t, "POST", "/v1/calls", "", `{"agent":"a","tool":"Read","input":{"file_path":"x"}}`)
+	r := e.call(t, "POST", "/v1/calls", "", `{"agent":"a","tool":"Read","input":{"file_path":"/src/x"}}`)
 	rules, _ := r.body["rules"].([]any)
 	if r.status != 200 || len(rules) != 1 || r.body["decision"] != "allow" || r.body["status"] != "allowed" {
 		t.Fatalf("got %d %s", r.status, r.raw)
 	}
-	if in, _ := r.body["input"].(map[string]any); in["file_path"] != "x" {
+	if in, _ := r.body["input"].(map[string]any); in["file_path"] != "/src/x" {
 		t.Fatalf("input not a JSON object: %s", r.raw)
 	}
 	r = e.call(t, "POST", "/v1/calls", "", `{"agent":"a","tool":"Bash"}`)
@@ -198,7 +210,7 @@ func TestLongPollReturnsOnDecision(t *testing.T) {
 	}()
 	var id string
 	eventually(t, "approval pending", func() bool {
-		l, _ := e.fake.List(ctx, gate.StatusPending)
+		l, _ := e.g.List(ctx, gate.StatusPending)
 		if len(l) == 1 {
 			id = l[0].ID
 		}
@@ -237,12 +249,12 @@ func TestDisconnectLeavesPending(t *testing.T) {
 		_, err := alice.Submit(cctx, call, time.Minute)
 		done <- err
 	}()
-	eventually(t, "approval pending", func() bool { l, _ := e.fake.List(ctx, gate.StatusPending); return len(l) == 1 })
+	eventually(t, "approval pending", func() bool { l, _ := e.g.List(ctx, gate.StatusPending); return len(l) == 1 })
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled submit: %v", err)
 	}
-	l, _ := e.fake.List(ctx, "")
+	l, _ := e.g.List(ctx, "")
 	if len(l) != 1 || l[0].Status != gate.StatusPending {
 		t.Fatalf("after disconnect: %+v", l)
 	}
@@ -298,7 +310,7 @@ func (r *restartable) start() {
 
 func TestSubmitAndWaitSurvivesRestart(t *testing.T) {
 	ctx := ctxT(t)
-	e := newEnv(t, tokenConfig()) // the fake plays the durable store across "restarts"
+	e := newEnv(t, tokenConfig()) // the gate and its store outlive the server's "restarts"
 	d := newRestartable(t, e.srv)
 	alice := NewClient("http://"+d.addr, tokAlice, WithPollWait(time.Minute))
 
@@ -311,7 +323,7 @@ func TestSubmitAndWaitSurvivesRestart(t *testing.T) {
 	}()
 	var id string
 	eventually(t, "approval pending", func() bool {
-		l, _ := e.fake.List(ctx, gate.StatusPending)
+		l, _ := e.g.List(ctx, gate.StatusPending)
 		if len(l) == 1 {
 			id = l[0].ID
 		}
@@ -319,7 +331,7 @@ func TestSubmitAndWaitSurvivesRestart(t *testing.T) {
 	})
 	d.stop() // the client's long-poll breaks
 	// Decide while the daemon is down; the client learns it after the restart.
-	if _, err := e.fake.Decide(ctx, id, gate.Decision{Approve: true, By: "ana", Via: "telegram"}); err != nil {
+	if _, err := e.g.Decide(ctx, id, gate.Decision{Approve: true, By: "ana", Via: "telegram"}); err != nil {
 		t.Fatal(err)
 	}
 	d.start()
@@ -329,7 +341,7 @@ func TestSubmitAndWaitSurvivesRestart(t *testing.T) {
 	if a := <-done; a.ID != id || a.Status != gate.StatusApproved {
 		t.Fatalf("after restart: %+v", a)
 	}
-	if l, _ := e.fake.List(ctx, ""); len(l) != 1 {
+	if l, _ := e.g.List(ctx, ""); len(l) != 1 {
 		t.Fatalf("%d approvals, want 1", len(l))
 	}
 }
@@ -347,10 +359,10 @@ func TestSubmitAndWaitRestartBeforeFirstAnswer(t *testing.T) {
 		a, _ := c.SubmitAndWait(ctx, call, time.Second)
 		res <- a
 	}()
-	eventually(t, "approval pending", func() bool { l, _ := e.fake.List(ctx, gate.StatusPending); return len(l) == 1 })
+	eventually(t, "approval pending", func() bool { l, _ := e.g.List(ctx, gate.StatusPending); return len(l) == 1 })
 	d.stop()
 	d.start()
-	l, _ := e.fake.List(ctx, gate.StatusPending)
+	l, _ := e.g.List(ctx, gate.StatusPending)
 	if _, err := NewClient("http://"+d.addr, tokLocal).Deny(ctx, l[0].ID, "no", false, "ana"); err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +420,7 @@ func TestEvents(t *testing.T) {
 	if ev := next(); ev.Type != gate.EventApprovalRequired || ev.Approval.ID != p1.ID {
 		t.Fatalf("replay: %+v", ev)
 	}
-	eventually(t, "subscribed", func() bool { return e.fake.Subscribers() == 1 })
+	// The replay came, so the server's subscription is in place.
 	p2 := e.pending(t, "bob", "k2")
 	if ev := next(); ev.Type != gate.EventApprovalRequired || ev.Approval.ID != p2.ID || string(ev.Approval.Input) != `{"command":"make deploy"}` {
 		t.Fatalf("live: %+v", ev)
@@ -423,7 +435,7 @@ func TestEvents(t *testing.T) {
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("events after cancel: %v", err)
 	}
-	eventually(t, "unsubscribed", func() bool { return e.fake.Subscribers() == 0 })
+	eventually(t, "unsubscribed", func() bool { return e.subscribers() == 0 })
 
 	// Reconnect: the still pending p2 is replayed; fn's error ends the stream.
 	stop := errors.New("stop")
@@ -434,8 +446,8 @@ func TestEvents(t *testing.T) {
 	}
 	// The gate dropping the subscription ends the stream with an error to reconnect on.
 	go func() {
-		eventually(t, "subscribed again", func() bool { return e.fake.Subscribers() == 1 })
-		e.fake.Close()
+		eventually(t, "subscribed again", func() bool { return e.subscribers() == 1 })
+		e.g.Close()
 	}()
 	if err := c.Events(ctx, func(gate.Event) error { return nil }); !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("dropped stream: %v", err)
@@ -498,29 +510,35 @@ func FuzzReadSSE(f *testing.F) {
 	})
 }
 
+// FuzzSubmitBody posts arbitrary bodies to /v1/calls of the real gate
+// (envRules): never a 5xx or a body that is not JSON, and nothing allowed
+// that the rules do not allow.
 func FuzzSubmitBody(f *testing.F) {
 	f.Add(`{"agent":"a","tool":"Bash","input":{"command":"ls"}}`)
 	f.Add(`{"agent":"a","tool":"Read","input":{"file_path":"x"}}`)
 	f.Add(`{"agent":"a","tool":"Bash","input":[1]} `)
 	f.Add(`{"tool":"Bash","input":null,"idempotency_key":"k"}`)
+	f.Add(`{"agent":"a","tool":"OkTool","input":{"x":[1,{"y":"z"}]},"cwd":"/src","session_id":"s"}`)
+	f.Add(`{"agent":"a","tool":"Read","input":{"file_path":"/src/../etc/shadow"},"cwd":"/src"}`)
 	f.Fuzz(func(t *testing.T, body string) {
 		e := newEnv(t, Config{Open: true, MaxBody: 1 << 12})
 		r := e.call(t, "POST", "/v1/calls", "", body)
 		if r.status >= 500 || r.body == nil {
 			t.Fatalf("%q: %d %s", body, r.status, r.raw)
 		}
-		if r.status == 200 && r.body["status"] == "allowed" && r.body["tool"] != "Read" {
+		// envRules allow Read and OkTool only; the gate allows nothing else.
+		if tool := r.body["tool"]; r.status == 200 && r.body["status"] == "allowed" && tool != "Read" && tool != "OkTool" {
 			t.Fatalf("%q allowed", body)
 		}
 	})
 }
 
 func TestNoGoroutineLeak(t *testing.T) {
-	t.Run("fake", func(t *testing.T) {
+	t.Run("memstore", func(t *testing.T) {
 		e := newEnv(t, Config{Open: true})
-		checkNoLeak(t, e.srv, func() int { return e.fake.Subscribers() })
+		checkNoLeak(t, e.srv, e.subscribers)
 	})
-	t.Run("gate", func(t *testing.T) {
+	t.Run("bbolt", func(t *testing.T) {
 		g, closeGate := realGate(t, t.TempDir())
 		t.Cleanup(closeGate)
 		checkNoLeak(t, NewServer(Config{Open: true}, g, nil), func() int { return 0 })
@@ -583,18 +601,18 @@ func TestMetrics(t *testing.T) {
 	e := newEnv(t, Config{Open: true})
 	cctx, cancel := context.WithCancel(ctx)
 	consumed := make(chan struct{})
-	go func() { e.srv.Metrics().Consume(cctx, e.fake); close(consumed) }()
+	go func() { e.srv.Metrics().Consume(cctx, e.svc); close(consumed) }()
 	defer func() { cancel(); <-consumed }()
-	eventually(t, "metrics subscribed", func() bool { return e.fake.Subscribers() == 1 })
+	eventually(t, "metrics subscribed", func() bool { return e.subscribers() == 1 })
 
 	c := e.client("")
-	if _, err := c.Submit(ctx, gate.Call{Agent: "a", Tool: "Read"}, 0); err != nil {
-		t.Fatal(err)
+	if a, err := c.Submit(ctx, gate.Call{Agent: "a", Tool: "Read", Input: json.RawMessage(`{"file_path":"/src/a.go"}`)}, 0); err != nil || a.Status != gate.StatusAllowed {
+		t.Fatalf("allowed call: %v %+v", err, a)
 	}
 	p1 := e.pending(t, "a", "k1")
 	e.pending(t, "a", "k2")
 	// Decided "in Telegram": straight on the gate, not through the API.
-	if _, err := e.fake.Decide(ctx, p1.ID, gate.Decision{Approve: true, By: "ana", Via: "telegram"}); err != nil {
+	if _, err := e.g.Decide(ctx, p1.ID, gate.Decision{Approve: true, By: "ana", Via: "telegram"}); err != nil {
 		t.Fatal(err)
 	}
 	e.srv.Metrics().SendError("telegram")

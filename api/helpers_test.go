@@ -8,11 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"approvalbot/api/apitest"
 	"approvalbot/gate"
+	"approvalbot/gate/gatetest"
 )
 
 // Tokens used across the tests.
@@ -36,28 +37,65 @@ func tokenConfig() Config {
 	}
 }
 
+// envRules are the rules of newEnv's gate: Read and OkTool are allowed,
+// Nope and BadTool denied, anything else asks.
+const envRules = `{"*": "ask", "Read": "allow", "OkTool": "allow", "Nope": "deny", "BadTool": "deny"}`
+
 type testEnv struct {
-	fake *apitest.Fake
-	srv  *Server
-	ts   *httptest.Server
+	g     *gate.Gate                // the real gate, on an in-memory store
+	store *gatetest.TamperableStore // its store
+	svc   *watched                  // what the server uses: g, its subscriptions counted
+	srv   *Server
+	ts    *httptest.Server
 }
 
+// newEnv serves the real gate (envRules, the real clock) with cfg.
 func newEnv(t testing.TB, cfg Config) *testEnv {
 	t.Helper()
-	fake := apitest.NewFake()
-	fake.Answer = func(c gate.Call) gate.Action {
-		switch c.Tool {
-		case "Read", "OkTool":
-			return gate.Allow
-		case "Nope":
-			return gate.Deny
-		}
-		return gate.Ask
-	}
-	srv := NewServer(cfg, fake, slog.New(slog.DiscardHandler))
+	st := gatetest.NewTamperableStore()
+	g := gatetest.New(t, gatetest.Options{Rules: envRules, Store: st, Config: gate.Config{Now: time.Now}}).G
+	svc := &watched{Gate: g}
+	srv := NewServer(cfg, svc, slog.New(slog.DiscardHandler))
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	return &testEnv{fake: fake, srv: srv, ts: ts}
+	return &testEnv{g: g, store: st, svc: svc, srv: srv, ts: ts}
+}
+
+// watched is the real gate with its subscriptions counted, so that a test
+// can see the server let go of one when its client leaves.
+type watched struct {
+	*gate.Gate
+	subs atomic.Int32
+}
+
+// held counts a subscription until ctx, which ends it, ends.
+func (w *watched) held(ctx context.Context) {
+	w.subs.Add(1)
+	context.AfterFunc(ctx, func() { w.subs.Add(-1) })
+}
+
+func (w *watched) Subscribe(ctx context.Context) <-chan gate.Event {
+	w.held(ctx)
+	return w.Gate.Subscribe(ctx)
+}
+
+func (w *watched) SubscribeLive(ctx context.Context) <-chan gate.Event {
+	w.held(ctx)
+	return w.Gate.SubscribeLive(ctx)
+}
+
+// subscribers is the number of subscriptions the server holds.
+func (e *testEnv) subscribers() int { return int(e.svc.subs.Load()) }
+
+// audited is the length of the gate's audit log: every call that reaches
+// the gate's rules, and every change, adds to it.
+func (e *testEnv) audited(t testing.TB) int {
+	t.Helper()
+	entries, err := e.g.Audit(context.Background(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
 }
 
 func (e *testEnv) client(token string) *Client { return NewClient(e.ts.URL, token) }
@@ -65,7 +103,7 @@ func (e *testEnv) client(token string) *Client { return NewClient(e.ts.URL, toke
 // pending submits an asking call for agent and returns its approval.
 func (e *testEnv) pending(t testing.TB, agent, key string) *gate.Approval {
 	t.Helper()
-	a, err := e.fake.Submit(context.Background(), gate.Call{Agent: agent, Tool: "Bash",
+	a, err := e.g.Submit(context.Background(), gate.Call{Agent: agent, Tool: "Bash",
 		Input: json.RawMessage(`{"command":"make deploy"}`), IdempotencyKey: key})
 	if err != nil || a.Status != gate.StatusPending {
 		t.Fatalf("submit: %v %+v", err, a)

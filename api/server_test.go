@@ -131,7 +131,7 @@ func TestDecidedBy(t *testing.T) {
 func TestBrowserRequestsRefused(t *testing.T) {
 	o := newEnv(t, openConfig())
 	a := o.pending(t, "alice", "k")
-	submits := o.fake.Submits()
+	audited := o.audited(t)
 	call := `{"agent":"alice","tool":"Bash","input":{"command":"ls"}}`
 	for _, tt := range []struct {
 		name  string
@@ -159,11 +159,14 @@ func TestBrowserRequestsRefused(t *testing.T) {
 			}
 		})
 	}
-	if got, _ := o.fake.Get(context.Background(), a.ID); got.Status != gate.StatusPending {
+	if got, _ := o.g.Get(context.Background(), a.ID); got.Status != gate.StatusPending {
 		t.Fatalf("approval changed to %s", got.Status)
 	}
-	if n := o.fake.Submits(); n != submits {
-		t.Fatalf("%d calls got through", n-submits)
+	if n := o.audited(t); n != audited {
+		t.Fatalf("%d calls got through", n-audited)
+	}
+	if l, _ := o.g.List(context.Background(), ""); len(l) != 1 {
+		t.Fatalf("%d approvals, want only the first", len(l))
 	}
 	// Behind a proxy, a token is what works.
 	if r := o.call(t, "POST", "/v1/calls", tokLocal, call, "X-Forwarded-For", "203.0.113.7"); r.status != 200 {
@@ -180,10 +183,10 @@ func TestBadInput(t *testing.T) {
 	e := newEnv(t, cfg)
 	a := e.pending(t, "alice", "k")
 	decided := e.pending(t, "alice", "k-decided")
-	if _, err := e.fake.Decide(context.Background(), decided.ID, gate.Decision{Approve: true, By: "ana", Via: "telegram"}); err != nil {
+	if _, err := e.g.Decide(context.Background(), decided.ID, gate.Decision{Approve: true, By: "ana", Via: "telegram"}); err != nil {
 		t.Fatal(err)
 	}
-	submitsBefore := e.fake.Submits()
+	auditedBefore := e.audited(t)
 	huge := `{"agent":"a","tool":"Bash","input":{"command":"` + strings.Repeat("x", 5000) + `"}}`
 	tests := []struct {
 		name, method, path, body string
@@ -207,7 +210,8 @@ func TestBadInput(t *testing.T) {
 		{"unknown id", "GET", "/v1/approvals/nope", "", nil, 404, "not_found"},
 		{"approve unknown id", "POST", "/v1/approvals/nope/approve", `{}`, nil, 404, "not_found"},
 		{"already decided", "POST", "/v1/approvals/" + decided.ID + "/deny", `{"reason":"late"}`, nil, 409, "already_decided"},
-		{"digest mismatch", "POST", "/v1/approvals/" + a.ID + "/approve", `{"digest":"abc"}`, nil, 409, "digest_mismatch"},
+		{"digest mismatch", "POST", "/v1/approvals/" + a.ID + "/approve", `{"digest":"00000000"}`, nil, 409, "digest_mismatch"},
+		{"digest prefix too short", "POST", "/v1/approvals/" + a.ID + "/approve", `{"digest":"` + a.Digest[:7] + `"}`, nil, 400, "invalid"},
 		{"bad scope", "POST", "/v1/approvals/" + a.ID + "/approve", `{"always":true,"scope":"world"}`, nil, 400, "invalid"},
 		{"scope without always", "POST", "/v1/approvals/" + a.ID + "/approve", `{"scope":"agent"}`, nil, 400, "invalid"},
 		{"bad via", "POST", "/v1/approvals/" + a.ID + "/deny", `{"via":"Tele gram"}`, nil, 400, "invalid"},
@@ -245,16 +249,19 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 	// Nothing changed.
-	if n := e.fake.Submits(); n != submitsBefore {
-		t.Errorf("bad submits reached the gate: %d", n-submitsBefore)
+	if n := e.audited(t); n != auditedBefore {
+		t.Errorf("bad requests reached the gate: %d audit entries", n-auditedBefore)
 	}
-	if got, _ := e.fake.Get(context.Background(), a.ID); got.Status != gate.StatusPending {
+	if l, _ := e.g.List(context.Background(), ""); len(l) != 2 {
+		t.Errorf("%d approvals, want the 2 made before", len(l))
+	}
+	if got, _ := e.g.Get(context.Background(), a.ID); got.Status != gate.StatusPending {
 		t.Errorf("approval changed to %s", got.Status)
 	}
-	if rules, _ := e.fake.Rules(context.Background(), ""); len(rules) != 0 {
+	if rules, _ := e.g.Rules(context.Background(), ""); len(rules) != 0 {
 		t.Errorf("rules added: %v", rules)
 	}
-	if m, _ := e.fake.Mode(context.Background(), "alice"); m != gate.ModeInteractive {
+	if m, _ := e.g.Mode(context.Background(), "alice"); m != gate.ModeInteractive {
 		t.Errorf("mode changed to %s", m)
 	}
 }

@@ -6,9 +6,10 @@ import (
 	"approvalbot/gate"
 )
 
-// Service is what the server needs from the gate. *gate.Gate implements it;
-// tests use a fake. The contracts (errors, idempotency, who may call) are the
-// gate's, documented on the methods of gate.Gate.
+// Service is what the server needs from the gate. *gate.Gate implements it,
+// and tests serve the real gate (gate/gatetest). The contracts (errors,
+// idempotency, who may call) are the gate's, documented on the methods of
+// gate.Gate.
 type Service interface {
 	// Submit evaluates a call; ask creates (or attaches to) a pending approval.
 	Submit(ctx context.Context, c gate.Call) (*gate.Approval, error)

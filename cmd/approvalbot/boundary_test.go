@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"approvalbot/api"
-	"approvalbot/api/apitest"
 	"approvalbot/config"
 	"approvalbot/gate"
+	"approvalbot/gate/gatetest"
 )
 
 // TestApproverTokenFile: the CLI's person-side commands read the approver
@@ -28,8 +28,8 @@ func TestApproverTokenFile(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("EnsureApproverToken: %v %v", created, err)
 	}
-	fake := apitest.NewFake()
-	srv := api.NewServer(api.Config{Open: true, AdminTokens: map[string]string{tok: config.LocalApprover}}, fake, nil)
+	g := gatetest.New(t, gatetest.Options{}).G
+	srv := api.NewServer(api.Config{Open: true, AdminTokens: map[string]string{tok: config.LocalApprover}}, g, nil)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	vars := map[string]string{"APPROVALBOT_URL": ts.URL, "APPROVALBOT_DATA_DIR": dataDir, "USER": "ana"}
@@ -40,9 +40,9 @@ func TestApproverTokenFile(t *testing.T) {
 		return code, out.String(), errb.String()
 	}
 	in, _ := json.Marshal(map[string]string{"command": "make deploy"})
-	a, err := fake.Submit(context.Background(), gate.Call{Agent: "claude", Tool: "Bash", Input: in})
-	if err != nil {
-		t.Fatal(err)
+	a, err := g.Submit(context.Background(), gate.Call{Agent: "claude", Tool: "Bash", Input: in})
+	if err != nil || a.Status != gate.StatusPending {
+		t.Fatalf("submit: %v %+v", err, a)
 	}
 	for _, args := range [][]string{{"pending"}, {"rules", "list"}, {"mode", "claude"}, {"audit"}} {
 		if code, _, errs := runEnv("", args...); code != exitOK {
@@ -52,15 +52,16 @@ func TestApproverTokenFile(t *testing.T) {
 	if code, _, errs := runEnv("", "approve", a.ID); code != exitOK {
 		t.Fatalf("approve: %d %s", code, errs)
 	}
-	got, _ := fake.Get(context.Background(), a.ID)
+	got, _ := g.Get(context.Background(), a.ID)
 	if got.Status != gate.StatusApproved || !strings.HasPrefix(got.DecidedBy, config.LocalApprover) {
 		t.Errorf("approved %s by %q, want by %s", got.Status, got.DecidedBy, config.LocalApprover)
 	}
 
 	// The hook is the agent's side: on a daemon that needs agent tokens it
 	// is refused, so it did not borrow the approver token.
+	audited, _ := g.Audit(context.Background(), 0, 0)
 	closed := httptest.NewServer(api.NewServer(api.Config{AgentTokens: map[string]string{"agent-token-0123456789": "claude"},
-		AdminTokens: map[string]string{tok: config.LocalApprover}}, fake, nil))
+		AdminTokens: map[string]string{tok: config.LocalApprover}}, g, nil))
 	defer closed.Close()
 	vars["APPROVALBOT_URL"] = closed.URL
 	payload := `{"session_id":"s","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"toolu_1"}`
@@ -68,8 +69,11 @@ func TestApproverTokenFile(t *testing.T) {
 	if !strings.Contains(out, `"permissionDecision":"deny"`) {
 		t.Errorf("hook with only the approver token on disk: %s", out)
 	}
-	if n := fake.Submits(); n != 1 {
-		t.Errorf("the hook's call reached the gate (%d submits)", n)
+	if now, _ := g.Audit(context.Background(), 0, 0); len(now) != len(audited) {
+		t.Errorf("the hook's call reached the gate: %+v", now[len(audited):])
+	}
+	if l, _ := g.List(context.Background(), ""); len(l) != 1 {
+		t.Errorf("%d approvals, want only the first", len(l))
 	}
 }
 

@@ -4,43 +4,46 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"net"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"approvalbot/api"
-	"approvalbot/api/apitest"
 	"approvalbot/gate"
+	"approvalbot/gate/gatetest"
 )
 
 const cliAdminToken = "cli-admin-token-0123456789"
 
+// cliDaemon is the API server on the real gate (gatetest's rules, the real
+// clock, a store whose audit log the test may tamper with).
 type cliDaemon struct {
-	fake *apitest.Fake
-	url  string
+	env   *gatetest.Env
+	store *gatetest.TamperableStore
+	url   string
 }
 
 func newCLIDaemon(t *testing.T) *cliDaemon {
 	t.Helper()
-	fake := apitest.NewFake()
+	st := gatetest.NewTamperableStore()
+	env := gatetest.New(t, gatetest.Options{Store: st, Config: gate.Config{Now: time.Now}})
 	srv := api.NewServer(api.Config{AdminTokens: map[string]string{cliAdminToken: "ana"},
-		AgentTokens: map[string]string{"agent-token-0123456789": "claude"}}, fake, nil)
+		AgentTokens: map[string]string{"agent-token-0123456789": "claude"}}, env.G, nil)
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	return &cliDaemon{fake: fake, url: ts.URL}
+	return &cliDaemon{env: env, store: st, url: ts.URL}
 }
 
+// pending submits a Bash call of command from agent, which asks.
 func (d *cliDaemon) pending(t *testing.T, agent, command string) *gate.Approval {
 	t.Helper()
-	in, _ := json.Marshal(map[string]string{"command": command})
-	a, err := d.fake.Submit(context.Background(), gate.Call{Agent: agent, SessionID: "s1", Tool: "Bash", Input: in})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
+	c := gatetest.Bash(command)
+	c.Agent = agent
+	return d.env.Ask(t, c)
 }
 
 // run runs the CLI in-process against url with token.
@@ -92,11 +95,11 @@ func TestApproveDenyCommands(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, a.ID) || !strings.Contains(out, "Approved always") {
 		t.Fatalf("approve: %d %q %q", code, out, errs)
 	}
-	got, _ := d.fake.Get(ctx, a.ID)
+	got, _ := d.env.G.Get(ctx, a.ID)
 	if got.Status != gate.StatusApprovedAlways || got.DecidedBy != "ana (ana@phone)" || got.Via != "cli" {
 		t.Fatalf("approved: %+v", got)
 	}
-	if rules, _ := d.fake.Rules(ctx, "claude"); len(rules) != 1 || rules[0].Scope != gate.ScopeSession {
+	if rules, _ := d.env.G.Rules(ctx, "claude"); len(rules) != 1 || rules[0].Scope != gate.ScopeSession {
 		t.Fatalf("always rule: %+v", rules)
 	}
 	code, _, errs = run(t, d.url, cliAdminToken, "deny", a.ID, "--reason", "late")
@@ -107,7 +110,7 @@ func TestApproveDenyCommands(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "Denied and stopped") {
 		t.Fatalf("deny: %d %q %q", code, out, errs)
 	}
-	got, _ = d.fake.Get(ctx, b.ID)
+	got, _ = d.env.G.Get(ctx, b.ID)
 	if got.Status != gate.StatusDeniedStop || got.Reason != "not on main" || got.DecidedBy != "ana (ana (cli))" {
 		t.Fatalf("denied: %+v", got)
 	}
@@ -122,7 +125,7 @@ func TestRulesModeAuditCommands(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "added") {
 		t.Fatalf("rules add: %d %q %q", code, out, errs)
 	}
-	rules, _ := d.fake.Rules(context.Background(), "")
+	rules, _ := d.env.G.Rules(context.Background(), "")
 	if len(rules) != 1 || rules[0].Pattern != "git log *" || rules[0].ExpiresAt == nil || rules[0].CreatedBy != "ana" {
 		t.Fatalf("stored: %+v", rules)
 	}
@@ -147,26 +150,41 @@ func TestRulesModeAuditCommands(t *testing.T) {
 	if code, _, _ := run(t, d.url, cliAdminToken, "mode", "claude", "strict"); code != exitOK {
 		t.Fatalf("mode set: %d", code)
 	}
-	if m, _ := d.fake.Mode(context.Background(), "claude"); m != gate.ModeStrict {
+	if m, _ := d.env.G.Mode(context.Background(), "claude"); m != gate.ModeStrict {
 		t.Fatalf("mode stored: %s", m)
 	}
 
+	// Three calls the rules allow, each audited under its own agent.
+	ctx := context.Background()
 	for i := range 3 {
-		d.fake.AppendAudit(gate.AuditEntry{Event: "evaluated", Agent: "claude", Tool: "Bash", Status: gate.StatusAllowed, Detail: "n" + string(rune('0'+i))})
+		c := gatetest.Call("OkTool", `{}`)
+		c.Agent = "n" + string(rune('0'+i))
+		if a, err := d.env.G.Submit(ctx, c); err != nil || a.Status != gate.StatusAllowed {
+			t.Fatalf("allowed call: %v %+v", err, a)
+		}
 	}
-	code, out, _ = run(t, d.url, cliAdminToken, "audit", "--after", "1")
+	entries, err := d.env.G.Audit(ctx, 0, 0)
+	if err != nil || len(entries) < 3 {
+		t.Fatalf("audit log: %v %+v", err, entries)
+	}
+	if n0 := entries[len(entries)-3]; n0.Agent != "n0" {
+		t.Fatalf("audit log ends with %+v, want the call of n0 third from last", n0)
+	}
+	after := strconv.FormatUint(entries[len(entries)-3].Seq, 10)
+	code, out, _ = run(t, d.url, cliAdminToken, "audit", "--after", after)
 	if code != exitOK || strings.Contains(out, "n0") || !strings.Contains(out, "n1") || !strings.Contains(out, "n2") {
-		t.Fatalf("audit: %d %q", code, out)
+		t.Fatalf("audit --after %s: %d %q", after, code, out)
 	}
 	code, out, _ = run(t, d.url, cliAdminToken, "audit", "--json", "--limit", "2")
 	if code != exitOK || strings.Count(out, "\n") != 2 {
 		t.Fatalf("audit --json: %d %q", code, out)
 	}
-	if code, out, _ := run(t, d.url, cliAdminToken, "audit", "--verify"); code != exitOK || !strings.Contains(out, "OK: 3 entries") {
-		t.Fatalf("verify: %d %q", code, out)
+	verified := fmt.Sprintf("OK: %d entries", len(entries))
+	if code, out, _ := run(t, d.url, cliAdminToken, "audit", "--verify"); code != exitOK || !strings.Contains(out, verified) {
+		t.Fatalf("verify: %d %q, want %q", code, out, verified)
 	}
-	d.fake.SetAuditErr(errors.New("entry 2: hash mismatch"))
-	if code, _, errs := run(t, d.url, cliAdminToken, "audit", "--verify"); code != exitFailure || !strings.Contains(errs, "entry 2") {
+	d.store.Tamper("audit chain broken at seq 2")
+	if code, _, errs := run(t, d.url, cliAdminToken, "audit", "--verify"); code != exitFailure || !strings.Contains(errs, "seq 2") {
 		t.Fatalf("verify broken: %d %q", code, errs)
 	}
 }
