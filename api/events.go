@@ -1,6 +1,7 @@
 package api
 
 import (
+	"approvalbot/gate"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -43,12 +44,29 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, _ principa
 			if !ok {
 				return nil
 			}
+			// Events already waiting (a replay) go out in one write and
+			// one flush, not a syscall each.
 			buf.Reset()
-			if err := writeSSE(&buf, ev.Type, toJSON(ev.Approval)); err != nil {
-				s.logger.Error("api: encode event", "type", ev.Type, "err", err)
-				continue
+			s.encodeEvent(&buf, ev)
+			more := true
+		drain:
+			for buf.Len() < sseBatchBytes {
+				select {
+				case ev, ok := <-ch:
+					if !ok {
+						more = false
+						break drain
+					}
+					s.encodeEvent(&buf, ev)
+				default:
+					break drain
+				}
 			}
 			if _, err := w.Write(buf.Bytes()); err != nil {
+				return nil
+			}
+			if !more {
+				_ = rc.Flush()
 				return nil
 			}
 		case <-tick.C:
@@ -59,6 +77,17 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, _ principa
 		if err := rc.Flush(); err != nil {
 			return nil
 		}
+	}
+}
+
+// sseBatchBytes bounds the events written with one flush.
+const sseBatchBytes = 64 << 10
+
+// encodeEvent appends ev to buf; an event that cannot be encoded is logged
+// and skipped, and the stream goes on.
+func (s *Server) encodeEvent(buf *bytes.Buffer, ev gate.Event) {
+	if err := writeSSE(buf, ev.Type, toJSON(ev.Approval)); err != nil {
+		s.logger.Error("api: encode event", "type", ev.Type, "err", err)
 	}
 }
 

@@ -123,6 +123,12 @@ func (g *Gate) subscribe(ctx context.Context, replay bool) <-chan Event {
 	if replay {
 		s.replaying = true
 		s.replay = func(ctx context.Context, after uint64) (Page, error) {
+			select {
+			case g.replays <- struct{}{}:
+				defer func() { <-g.replays }()
+			case <-ctx.Done():
+				return Page{}, ctx.Err()
+			}
 			return g.store.ListApprovalsPage(ctx, ListQuery{Status: StatusPending, After: after, Limit: replayPage, MaxBytes: DefaultPageBytes})
 		}
 	}

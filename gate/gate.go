@@ -116,7 +116,11 @@ type Gate struct {
 	always   map[string]*AlwaysSet  // per agent, compiled from the store
 	modes    map[string]Mode
 	subs     map[*subscriber]struct{}
-	done     chan struct{}
+	// replays admits one replay page read at a time: a page is CPU-bound
+	// decoding, and ten new subscribers at once must not fill every core
+	// while submissions wait (a goroutine may run 10 ms before it yields).
+	replays chan struct{}
+	done    chan struct{}
 }
 
 // New returns a gate on store with the compiled policy p.
@@ -153,6 +157,7 @@ func New(cfg Config, p *Policy, store Store, logger *slog.Logger) *Gate {
 		always:   make(map[string]*AlwaysSet),
 		modes:    make(map[string]Mode),
 		subs:     make(map[*subscriber]struct{}),
+		replays:  make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
 	g.policy.Store(p)

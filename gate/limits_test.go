@@ -164,3 +164,27 @@ func TestSubscribeReplayOutsideLock(t *testing.T) {
 		t.Errorf("events %v\nwant %v", got, want)
 	}
 }
+
+// TestReplayOfStalledSubscriberBlocksNoOne: replay pages are read one at a
+// time across subscribers, but the turn is held only while a page is read:
+// a subscriber that never takes its events does not hold up another's
+// replay.
+func TestReplayOfStalledSubscriberBlocksNoOne(t *testing.T) {
+	env := gatetest.New(t, gatetest.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const n = 250 // more than two replay pages
+	for i := range n {
+		env.Ask(t, gatetest.Bash(fmt.Sprintf("make step%d", i)))
+	}
+	stalled := env.G.Subscribe(ctx)
+	<-stalled // it read its first page and waits on its consumer
+	ch := env.G.Subscribe(ctx)
+	for got := 0; got < n; got++ {
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("replay stopped after %d of %d events behind a stalled subscriber", got, n)
+		}
+	}
+}
