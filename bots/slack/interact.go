@@ -91,6 +91,16 @@ func (b *Bot) blockAction(ctx context.Context, cb *slack.InteractionCallback, ac
 		b.openReason(ctx, cb, id, digest)
 		return
 	case kind == prompt.ChoiceAlways && scope == "":
+		// The step decides nothing, but a button made for another input
+		// (stale, forged) must not put it on the prompt either.
+		if a, err := b.g.Get(ctx, id); err != nil {
+			b.ephemeral(ctx, channel, user, msgNotFound)
+			return
+		} else if !prompt.DigestMatches(a, digest) {
+			b.logger.Warn("Always step for another digest refused", "approval", id, "user", user)
+			b.ephemeral(ctx, channel, user, msgMismatch)
+			return
+		}
 		ts := cb.Container.MessageTs
 		if ts == "" {
 			ts = cb.Message.Timestamp

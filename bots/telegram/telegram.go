@@ -263,6 +263,9 @@ func (b *Bot) Run(ctx context.Context) error {
 	}
 	offset, err := b.loadOffset(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting: not a failure
+		}
 		return err
 	}
 	if b.cfg.WebhookURL != "" {
