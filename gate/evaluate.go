@@ -308,7 +308,11 @@ func (s *evalState) judgeCommand(cmd *shell.Command) {
 		dir := gitDir(cmd.Argv, cmd.Cwd)
 		why := ""
 		switch {
-		case s.c.Remote || dir == "" || strings.Contains(dir, shell.Dyn):
+		case !s.c.Remote && (dir == "" || strings.Contains(dir, shell.Dyn)):
+			// After `cd x;`, `cd -` or popd the directory is not known, so
+			// neither is the repository (and its config) git would use.
+			why = "git in a directory known only when it runs, so the repository it would use cannot be checked"
+		case s.c.Remote:
 			if diffFiles {
 				why = "git diff with operands in a directory this machine cannot check (outside a repository it compares any files)"
 			}

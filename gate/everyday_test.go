@@ -34,7 +34,7 @@ func everydayTree(t *testing.T) (home, cwd string) {
 	cwd = filepath.Join(home, "proj")
 	for _, f := range []string{"main.go", "main_test.go", "go.mod", "go.sum", "README.md", "Makefile", "package.json",
 		".env", ".env.example", ".gitignore", "gate/evaluate.go", "gate/gate.go", "gate/gate_test.go",
-		"src/index.ts", "src/app.ts", "docs/notes.md", ".git/HEAD", ".git/config", "cmd/app/main.go"} {
+		"src/index.ts", "src/app.ts", "docs/notes.md", "cmd/app/main.go"} {
 		p := filepath.Join(cwd, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -43,6 +43,13 @@ func everydayTree(t *testing.T) (home, cwd string) {
 			t.Fatal(err)
 		}
 	}
+	// A real repository, as projects are: everything tracked but .env
+	// (git grep and git diff read tracked files only).
+	if err := os.WriteFile(filepath.Join(cwd, ".gitignore"), []byte(".env\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gate.GitRun(t, cwd, "init", "-q")
+	gate.GitRun(t, cwd, "add", ".")
 	return home, cwd
 }
 

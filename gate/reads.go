@@ -94,6 +94,9 @@ func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 				// rg -g says; the filter applies to what a walk finds.
 				files = included(files, r.Include)
 			}
+			if r.Tracked && r.Recursive {
+				files = trackedOnly(r.Path, files)
+			}
 			s.judgeMatches(&pt, r, files, tool)
 			return
 		}
@@ -448,19 +451,26 @@ func loopbackHost(h string) bool {
 // secretPattern reports a pattern or recursive read that may reach
 // approvalbot's secrets (the data dir) or a process environment.
 func (p *Policy) secretPattern(pattern string, recursive bool) string {
-	toks := shellGlobToks(pattern, recursive)
-	for _, sec := range p.secrets {
-		alts, _ := ruleGlobToks(glob0(sec) + "*")
-		for _, alt := range alts {
-			if intersects(toks, alt) {
-				return "reads of approvalbot's own data (" + sec + ") are denied"
+	// A recursive read names the path itself and what is below "path/"
+	// (not "/p*": grep -r x /p reads nothing of /proc).
+	named := [][]globTok{shellGlobToks(pattern, false)}
+	if recursive {
+		named = append(named, shellGlobToks(strings.TrimSuffix(pattern, "/")+"/", true))
+	}
+	for _, toks := range named {
+		for _, sec := range p.secrets {
+			alts, _ := ruleGlobToks(glob0(sec) + "*")
+			for _, alt := range alts {
+				if intersects(toks, alt) {
+					return "reads of approvalbot's own data (" + sec + ") are denied"
+				}
 			}
 		}
-	}
-	for _, env := range []string{"/proc/*/environ", "/proc/*/task/*/environ"} {
-		alts, _ := ruleGlobToks(env)
-		if intersects(toks, alts[0]) {
-			return "reads of a process environment (" + env + ") are denied"
+		for _, env := range []string{"/proc/*/environ", "/proc/*/task/*/environ"} {
+			alts, _ := ruleGlobToks(env)
+			if intersects(toks, alts[0]) {
+				return "reads of a process environment (" + env + ") are denied"
+			}
 		}
 	}
 	return ""

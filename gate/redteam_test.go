@@ -32,6 +32,9 @@ func TestRedTeamRound2(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A secret committed by mistake: git grep and git diff read it from
+	// the work tree.
+	gate.GitRun(t, cwd, "add", "-f", "sub/.env")
 	if err := os.Symlink("..", filepath.Join(cwd, "sub", "up")); err != nil {
 		t.Fatal(err)
 	}
@@ -170,6 +173,29 @@ func TestRedTeamRound2(t *testing.T) {
 		`case x in x) cd .. ;;& x) echo hi > pwned ;; esac`,
 		`declare x={.,-exec\ touch\ /tmp/pwned\ \;}; find main.go $x`,
 		`declare x={main.go,x.key}; cat $x`,
+		// round 8
+		"cat <<EOF\nE\\\nOF\ntouch /tmp/pwned\nEOF",
+		"echo $(cat <<EOF\nEOF)\ntouch /tmp/pwned\nEOF\n)",
+		"cat <(cat <<EOF\nEOF)\ntouch /tmp/pwned\nEOF\n)",
+		`echo "${x:-'$(touch /tmp/pwned)'}"`,
+		`x=1; echo "${x:+'$(touch /tmp/pwned)'}"`,
+		"cat <<EOF\n${x:-'$(touch /tmp/pwned)'}\nEOF",
+		"echo \"$\\\n(touch /tmp/pwned)\"",
+		"cat <<EOF\n$\\\n(touch /tmp/pwned)\nEOF",
+		"x='a[$(touch /tmp/pwned)]'; echo $\\\n[x]",
+		"find main.go $\\\n'-exec' touch /tmp/pwned ';'",
+		"cat $\\\n'\\x2eenv'",
+		"cat sub/$\\\n'\\x2eenv'",
+		`printf 'x/touch /tmp/pwned\n' | sed -n 's/[/]/g;/e;s/p;/;/p'`,
+		`sed -n 's/[/]/g;/w ../pwned' main.go`,
+		`git branch --list --no-list -D main`,
+		`git branch --list --no-l newbranch`,
+		`git grep SECRET`,
+		`git diff`,
+		`git blame sub/.env`,
+		`x=-name; x=-exec export x; find main.go $x touch /tmp/pwned ';'`,
+		`x=main.go; x=sub/.env export x; cat "$x"`,
+		`x=main.go; x=sub/.env readonly x; cat $x`,
 	)
 	for _, line := range lines {
 		in, _ := json.Marshal(map[string]string{"command": line})
@@ -187,7 +213,9 @@ func TestRedTeamRound2(t *testing.T) {
 	}
 	// What must stay allowed in the same tree.
 	for _, line := range []string{"cat main.go", "grep -n TODO *.go", "cd gate && cat evaluate.go", "git status", "ls -la sub",
-		"grep -rn TODO --include='*.go' .", "rg -g '*.go' TODO"} {
+		"grep -rn TODO --include='*.go' .", "rg -g '*.go' TODO",
+		"sed 's/[0-9]//g' main.go", "sed -n '/[a-z]/p' main.go", "sed 's|[/]|x|' main.go", "ls \\\n  -la \\\n  sub",
+		"x=1 echo hi"} {
 		in, _ := json.Marshal(map[string]string{"command": line})
 		if ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{}); ev.Decision != gate.Allow {
 			t.Errorf("%s: %s (%s), want allow", line, ev.Decision, ev.Reason)
@@ -248,10 +276,18 @@ func TestGitForeignRepository(t *testing.T) {
 		want gate.Action
 	}{
 		{"git status", gate.Allow},
+		{"git diff", gate.Allow}, // .env is there, untracked: git diff does not read it
+		{"git grep TODO", gate.Allow},
 		{"git -C sub/x status", gate.Ask},
 		{"cd sub/x && git status", gate.Ask},
 		{"cd other && git log", gate.Ask},
 		{"cd sub/b && git show HEAD", gate.Ask},
+		// round 8: after a cd that may have failed, or cd -, or popd, the
+		// directory (and so the repository) is unknown
+		{"cd sub/x; git status", gate.Ask},
+		{"cd sub/x && cd .. && cd - && git status", gate.Ask},
+		{"pushd sub/x && pushd /tmp && popd && git status", gate.Ask},
+		{"cd sub/x; cd ..; git -C x status", gate.Ask},
 	} {
 		in, _ := json.Marshal(map[string]string{"command": tt.line})
 		ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{})

@@ -66,6 +66,8 @@ type analyzer struct {
 	res  resolver
 	// inWord counts arithmetic expansions being resolved inside a word.
 	inWord int
+	// inSubst counts the $(...), `...` and <(...) being walked.
+	inSubst int
 	// outside de-duplicates OutsidePaths in linear time.
 	outside map[string]bool
 	// src is the text of the script being walked, for Source.
@@ -240,6 +242,9 @@ func (a *analyzer) script(src, wrapper string, depth int) {
 			a.unsafe(why)
 		}
 	}
+	if why := continuationInWord(src); why != "" {
+		a.notUnderstood(why)
+	}
 	saved := a.src
 	savedW, savedD := a.wrapper, a.depth
 	a.src, a.wrapper, a.depth = src, wrapper, depth
@@ -270,6 +275,32 @@ func parserDisagreement(f *syntax.File, src string) string {
 	// disagreement seen from the other side.
 	if strings.Contains(src, "#\\\n") {
 		return "a comment ending in a backslash (bash and the parser disagree on the next line)"
+	}
+	return ""
+}
+
+// continuationInWord reports a backslash-newline that does not follow a
+// blank. bash removes it before anything else, so it can join "$" and "("
+// into "$(" or "E" and "OF" into a here-document's end, or make "$'...'"
+// of "$" and "'...'"; the parser keeps the parts apart. Between words
+// (after a blank) it is the usual line continuation and reads the same.
+func continuationInWord(src string) string {
+	for i := strings.Index(src, "\\\n"); i >= 0; {
+		run := 0
+		for j := i; j >= 0 && src[j] == '\\'; j-- {
+			run++
+		}
+		if run%2 == 1 {
+			start := i - run + 1
+			if start == 0 || (src[start-1] != ' ' && src[start-1] != '\t') {
+				return "a backslash-newline inside a word (bash joins the lines before it parses)"
+			}
+		}
+		next := strings.Index(src[i+2:], "\\\n")
+		if next < 0 {
+			break
+		}
+		i += 2 + next
 	}
 	return ""
 }
@@ -566,6 +597,11 @@ func (a *analyzer) redirect(r *syntax.Redirect) *stdinScript {
 	}
 	switch r.Op {
 	case syntax.Hdoc, syntax.DashHdoc:
+		if a.inSubst > 0 {
+			// bash also ends a here-document inside $(...) at a line
+			// like "EOF)", where the parser reads on.
+			a.notUnderstood("a here-document inside a command or process substitution")
+		}
 		if r.Hdoc == nil {
 			return &stdinScript{literal: true}
 		}

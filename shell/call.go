@@ -35,6 +35,11 @@ func (a *analyzer) call(ce *syntax.CallExpr, in stdinKind, script *stdinScript) 
 		return
 	}
 	fs := a.res.argv(ce.Args, make([]field, 0, len(ce.Args)))
+	if len(done) > 0 && len(fs) > 0 && keepsPrefixAssignments[fs[0].s] && !fs[0].dyn {
+		// `x=v export x` and the like: bash keeps such an assignment
+		// after the command, where the analysis would drop it.
+		a.notUnderstood("an assignment before the builtin " + fs[0].s + " (bash may keep it)")
+	}
 	if len(fs) == 0 {
 		// Every word expanded to nothing: bash runs no command and makes
 		// the assignments in this shell.
@@ -52,6 +57,16 @@ func (a *analyzer) call(ce *syntax.CallExpr, in stdinKind, script *stdinScript) 
 		return
 	}
 	a.simple(fs, src, envHazard, in, script, a.wrapper, a.depth)
+}
+
+// keepsPrefixAssignments are the builtins after which bash may keep (or
+// act on) a prefix assignment beyond the command: the special builtins
+// and the declaration builtins.
+var keepsPrefixAssignments = map[string]bool{
+	"export": true, "readonly": true, "declare": true, "typeset": true, "local": true,
+	"eval": true, "source": true, ".": true, "exec": true, "set": true, "unset": true,
+	"trap": true, ":": true, "shift": true, "return": true, "exit": true, "break": true,
+	"continue": true, "times": true, "builtin": true, "command": true, "enable": true,
 }
 
 // assign resolves one assignment. It returns the variable's name and new

@@ -208,6 +208,13 @@ globals:
 			if gitExact[name] {
 				continue
 			}
+			if neg, ok := strings.CutPrefix(name, "no-"); ok && neg != "" {
+				for _, m := range gitModeOptions {
+					if strings.HasPrefix(m, neg) {
+						return "", "git " + sub + " --" + name + " undoes the mode option --" + m + " a rule may rely on"
+					}
+				}
+			}
 			for _, d := range gitDanger {
 				if strings.HasPrefix(d, name) {
 					return "", "git " + sub + " --" + name + " may run a program or write a file (it abbreviates --" + d + ")"
@@ -255,6 +262,22 @@ globals:
 			}
 		}
 	}
+	if !noIndex {
+		switch sub {
+		case "grep", "diff":
+			// Both read tracked files from the work tree as they are on
+			// disk (a tracked .env too): the tree is read, as by grep -r.
+			a.addRead(field{s: "."}, "git "+sub, true)
+			a.an.Reads[len(a.an.Reads)-1].Tracked = true
+		case "blame", "annotate":
+			// Their file operand is read from the work tree.
+			for _, f := range rest {
+				if f.s != "--" && !strings.HasPrefix(f.s, "-") {
+					a.addRead(f, "git "+sub, false)
+				}
+			}
+		}
+	}
 	if noIndex && (sub == "diff" || sub == "grep") {
 		// Outside the index: the paths named, or the whole tree, are read.
 		paths, pattern := 0, sub == "grep"
@@ -275,6 +298,11 @@ globals:
 	}
 	return "", ""
 }
+
+// gitModeOptions select a read-only mode of a subcommand (`git branch
+// --list`); their negations (any abbreviation) undo it behind a rule that
+// names the mode.
+var gitModeOptions = []string{"list", "get", "get-all", "get-regexp", "get-urlmatch", "show-current", "dry-run"}
 
 // gitLongOptions are the long options of git subcommands the analysis
 // acts on, so that an abbreviation resolves to them.

@@ -45,9 +45,10 @@ func (a *analyzer) sed(fs []field) (string, string) {
 
 // sedScript says why a GNU sed script is not understood: only addresses,
 // blocks, labels and the commands p P d D n N q Q = l g G h H x z and
-// s/// with the flags g p i I m M and a number are. Delimiters are found
-// as GNU sed finds them (an unescaped delimiter ends a part; brackets do
-// not protect it).
+// s/// with the flags g p i I m M and a number are. Where a regex holds a
+// bracket expression with the delimiter in it (`s/[/]/x/`), GNU sed's
+// versions disagree on where the regex ends: such a script is not
+// understood.
 func sedScript(s string) string {
 	i := 0
 	for i < len(s) {
@@ -141,7 +142,11 @@ func sedTwoParts(s string, i int, cmd byte) (int, string) {
 	}
 	d := s[i]
 	var ok bool
-	if i, ok = sedPart(s, i+1, d); !ok {
+	if cmd == 's' {
+		if i, ok = sedRegex(s, i+1, d); !ok {
+			return i, "an s command whose regex it cannot delimit"
+		}
+	} else if i, ok = sedPart(s, i+1, d); !ok {
 		return i, "an unterminated " + string(cmd) + " command"
 	}
 	if i, ok = sedPart(s, i, d); !ok {
@@ -178,7 +183,7 @@ func sedAddress(s string, i int) (int, bool) {
 			i++
 		}
 		var ok bool
-		if i, ok = sedPart(s, i+1, d); !ok {
+		if i, ok = sedRegex(s, i+1, d); !ok {
 			return i, false
 		}
 		for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
@@ -202,4 +207,55 @@ func sedPart(s string, i int, d byte) (int, bool) {
 		}
 	}
 	return i, false
+}
+
+// sedRegex is sedPart for a regex: it fails when a bracket expression in
+// it runs past the first delimiter (holds it), since whether the
+// delimiter then ends the regex depends on the sed.
+func sedRegex(s string, i int, d byte) (int, bool) {
+	end, ok := sedPart(s, i, d)
+	if !ok {
+		return end, false
+	}
+	for j := i; j < end-1; j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '[':
+			k, ok := sedBracketEnd(s, j)
+			if !ok || k > end-1 {
+				return end, false
+			}
+			j = k - 1
+		}
+	}
+	return end, true
+}
+
+// sedBracketEnd returns the index after the POSIX bracket expression that
+// starts at s[i] ('['): an optional '^', a leading ']' taken literally,
+// and [:class:], [.coll.] and [=equiv=] inside; a backslash is literal.
+func sedBracketEnd(s string, i int) (int, bool) {
+	j := i + 1
+	if j < len(s) && s[j] == '^' {
+		j++
+	}
+	if j < len(s) && s[j] == ']' {
+		j++
+	}
+	for j < len(s) {
+		switch {
+		case s[j] == ']':
+			return j + 1, true
+		case s[j] == '[' && j+1 < len(s) && strings.IndexByte(":.=", s[j+1]) >= 0:
+			k := strings.Index(s[j+2:], string(s[j+1])+"]")
+			if k < 0 {
+				return len(s), false
+			}
+			j += 2 + k + 2
+		default:
+			j++
+		}
+	}
+	return len(s), false
 }

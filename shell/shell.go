@@ -127,6 +127,9 @@ type Read struct {
 	OptionRisk bool
 	// Dynamic says the file is only known at run time (Path may hold Dyn).
 	Dynamic bool
+	// Tracked, for a Recursive read, says only the files git tracks are
+	// read, from the work tree (git grep, git diff).
+	Tracked bool
 	// By names the command or redirection that reads, for explanations.
 	By string
 }

@@ -311,9 +311,13 @@ func (r *resolver) subst(b []byte, p syntax.WordPart, f *field) []byte {
 	a := r.a
 	switch p := p.(type) {
 	case *syntax.CmdSubst:
+		a.inSubst++
 		a.subshell(func() { a.stmts(p.Stmts) })
+		a.inSubst--
 	case *syntax.ProcSubst:
+		a.inSubst++
 		a.subshell(func() { a.stmts(p.Stmts) })
+		a.inSubst--
 	case *syntax.ArithmExp:
 		a.inWord++
 		a.arith(p.X)
@@ -384,6 +388,12 @@ func (r *resolver) param(b []byte, pe *syntax.ParamExp, quoted bool, f *field) [
 		a.notUnderstood("a parameter expansion of another shell")
 		return appendDyn(b)
 	}
+	if quoted && quotesInOperand(pe) {
+		// Inside "..." or a here-document bash keeps the quotes of
+		// "${x:-'...'}" as text and expands what is between them.
+		a.notUnderstood("single quotes in a ${...} operand inside double quotes or a here-document")
+		return appendDyn(b)
+	}
 	if pe.Index != nil {
 		if w, ok := pe.Index.(*syntax.Word); !ok || !isAtOrStar(w) {
 			a.arith(pe.Index)
@@ -450,6 +460,41 @@ func (r *resolver) param(b []byte, pe *syntax.ParamExp, quoted bool, f *field) [
 		}
 	}
 	return appendDyn(b)
+}
+
+// quotesInOperand reports single quotes anywhere in the words of pe's
+// operator (${x:-w}, ${x/a/b}).
+func quotesInOperand(pe *syntax.ParamExp) bool {
+	found := false
+	visit := func(n syntax.Node) bool {
+		if _, ok := n.(*syntax.SglQuoted); ok {
+			found = true
+		}
+		return !found
+	}
+	for _, w := range []*syntax.Word{expWord(pe), replWord(pe, true), replWord(pe, false)} {
+		if w != nil {
+			syntax.Walk(w, visit)
+		}
+	}
+	return found
+}
+
+func expWord(pe *syntax.ParamExp) *syntax.Word {
+	if pe.Exp == nil {
+		return nil
+	}
+	return pe.Exp.Word
+}
+
+func replWord(pe *syntax.ParamExp, orig bool) *syntax.Word {
+	switch {
+	case pe.Repl == nil:
+		return nil
+	case orig:
+		return pe.Repl.Orig
+	}
+	return pe.Repl.With
 }
 
 func isAtOrStar(w *syntax.Word) bool {

@@ -1,0 +1,110 @@
+package gate
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// GitRun runs the real git in dir, isolated from the user's configuration
+// (exported for the package's external tests).
+func GitRun(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// TestReadIndexOfRealGit: the index real git writes, in each version and
+// object format, lists exactly the tracked files (v4 compresses names
+// against the previous one, so similar long names are used).
+func TestReadIndexOfRealGit(t *testing.T) {
+	files := []string{"a.go", "dir/sub/long-name-one.txt", "dir/sub/long-name-two.txt", "dir/x", "z/.env.example", "名前.md"}
+	for _, tt := range []struct {
+		name   string
+		init   []string
+		extend bool // an entry with extended flags (intent to add): version 3
+	}{
+		{"v2", []string{"init", "-q"}, false},
+		{"v3", []string{"init", "-q"}, true},
+		{"v4", []string{"init", "-q"}, false},
+		{"sha256", []string{"init", "-q", "--object-format=sha256"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			GitRun(t, dir, tt.init...)
+			for _, f := range append(files, "untracked.txt", "added-later.txt") {
+				p := filepath.Join(dir, f)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte(f), 0o644)
+			}
+			GitRun(t, dir, append([]string{"add"}, files...)...)
+			want := append([]string(nil), files...)
+			if tt.extend {
+				GitRun(t, dir, "add", "-N", "added-later.txt")
+				want = append(want, "added-later.txt")
+			}
+			if tt.name == "v4" {
+				GitRun(t, dir, "update-index", "--index-version", "4")
+			}
+			got, ok := readIndex(filepath.Join(dir, ".git"))
+			if !ok {
+				t.Fatal("index not read")
+			}
+			var names []string
+			for n := range got {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			sort.Strings(want)
+			if fmt.Sprint(names) != fmt.Sprint(want) {
+				t.Errorf("tracked %v, want %v", names, want)
+			}
+			kept := trackedOnly(dir, []string{filepath.Join(dir, "a.go"), filepath.Join(dir, "untracked.txt")})
+			if len(kept) != 1 || !strings.HasSuffix(kept[0], "a.go") {
+				t.Errorf("trackedOnly kept %v", kept)
+			}
+		})
+	}
+}
+
+// TestParseIndexRefusesDamage: truncated or altered index bytes never
+// panic, and anything not read exactly gives ok=false, so every file of
+// the tree is judged.
+func TestParseIndexRefusesDamage(t *testing.T) {
+	dir := t.TempDir()
+	GitRun(t, dir, "init", "-q")
+	for i := range 20 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d", i)), nil, 0o644)
+	}
+	GitRun(t, dir, "add", ".")
+	b, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < len(b); n += 7 {
+		if got, ok := parseIndex(b[:n], 20); ok && len(got) == 20 {
+			t.Errorf("a truncated index (%d of %d bytes) read as whole", n, len(b))
+		}
+	}
+	if _, ok := parseIndex(append([]byte("DIRX"), b[4:]...), 20); ok {
+		t.Error("a bad signature was read")
+	}
+}
+
+func FuzzParseIndex(f *testing.F) {
+	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x01"), 20)
+	f.Fuzz(func(t *testing.T, b []byte, hashLen int) {
+		if hashLen != 20 && hashLen != 32 {
+			return
+		}
+		parseIndex(b, hashLen) // must not panic or loop
+	})
+}
