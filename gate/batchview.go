@@ -244,6 +244,10 @@ func (q *notifierQueue) showGroup(ctx context.Context, key string, rec *groupRec
 		}
 		ref = shown
 	}
+	// The message is out: what refers to it is saved even while the gate
+	// closes (see sync).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refSaveGrace)
+	defer cancel()
 	ref.Frontend, ref.Group = q.n.Name(), key
 	if ref.SentAt.IsZero() {
 		ref.SentAt = q.g.now()

@@ -201,8 +201,17 @@ func (q *notifierQueue) sync(ctx context.Context, id string, restarted time.Time
 		}
 		return
 	}
-	q.saveRef(ctx, id, ref)
+	// The message is out: its reference is saved even while the gate
+	// closes (Close waits for this queue, so the store is still open), or
+	// the restarted daemon would send a second message.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refSaveGrace)
+	defer cancel()
+	q.saveRef(sctx, id, ref)
 }
+
+// refSaveGrace bounds saving a sent message's reference after the gate
+// began to close.
+const refSaveGrace = 5 * time.Second
 
 // update edits one message and reports whether it is still there.
 func (q *notifierQueue) update(ctx context.Context, ref MessageRef, v View) bool {

@@ -177,3 +177,21 @@ func TestNotifierQueueStopsOnClose(t *testing.T) {
 	}
 	gatetest.Eventually(t, "goroutines to settle", func() bool { return runtime.NumGoroutine() <= base+2 })
 }
+
+// TestRefSavedWhenClosingDuringShow: a prompt whose send finishes while
+// the gate closes keeps its message reference, so the restarted daemon
+// edits that message instead of sending a second one.
+func TestRefSavedWhenClosingDuringShow(t *testing.T) {
+	s := newScreen(true)
+	env := gatetest.New(t, gatetest.Options{Notifiers: []gate.Notifier{s}})
+	a := env.Ask(t, gatetest.Bash("make"))
+	<-s.holding
+	env.G.Close() // cancels the queue's context while Show is under way
+	got, err := env.Store.GetApproval(context.Background(), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Messages) != 1 || got.Messages[0].Frontend != "screen" {
+		t.Fatalf("message refs after close: %+v, want the one sent", got.Messages)
+	}
+}
