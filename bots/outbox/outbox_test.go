@@ -64,12 +64,14 @@ func TestOrderAndPacingPerDest(t *testing.T) {
 		}
 	}
 	for i := 1; i < len(times); i++ {
-		if d := times[i].Sub(times[i-1]); d < gap {
+		if d := times[i].Sub(times[i-1]); d < gap-gap/10 {
 			t.Errorf("jobs %d and %d only %s apart, want >= %s", i-1, i, d, gap)
 		}
 	}
 }
 
+// The pacing tests read the times the jobs saw, a few microseconds after
+// the outbox's own clock reading; they allow a tenth of the gap for that.
 func TestOverallPacing(t *testing.T) {
 	const gap = 5 * time.Millisecond
 	o := newTest(t, Limits{Overall: gap})
@@ -86,7 +88,7 @@ func TestOverallPacing(t *testing.T) {
 	times, _ := r.snapshot()
 	sortTimes(times)
 	for i := 1; i < len(times); i++ {
-		if d := times[i].Sub(times[i-1]); d < gap {
+		if d := times[i].Sub(times[i-1]); d < gap-gap/10 {
 			t.Errorf("sends %d and %d only %s apart, want >= %s", i-1, i, d, gap)
 		}
 	}
