@@ -39,7 +39,7 @@ type ChoiceKind string
 // The choices every frontend offers, in display order.
 const (
 	ChoiceApprove    ChoiceKind = "approve"
-	ChoiceAlways     ChoiceKind = "always" // then a scope: ScopeChoices
+	ChoiceAlways     ChoiceKind = "always" // then a scope: AlwaysChoices
 	ChoiceDeny       ChoiceKind = "deny"
 	ChoiceDenyReason ChoiceKind = "deny_reason"
 	ChoiceStop       ChoiceKind = "stop"
@@ -88,13 +88,6 @@ var AlwaysChoices = []ScopeChoice{
 	{Key: ScopeKeyHour, Scope: gate.ScopeAgent, Label: "This agent, 1 hour", For: time.Hour},
 	{Key: ScopeKeyToday, Scope: gate.ScopeAgent, Label: "This agent, today", Today: true},
 	{Key: ScopeKeyAgent, Scope: gate.ScopeAgent, Label: "This agent, no expiry"},
-}
-
-// ScopeChoices are the two scopes without an expiry, for a frontend that
-// does not offer AlwaysChoices yet.
-var ScopeChoices = []ScopeChoice{
-	{Key: ScopeKeySession, Scope: gate.ScopeSession, Label: "This session"},
-	{Key: ScopeKeyAgent, Scope: gate.ScopeAgent, Label: "This agent"},
 }
 
 // ScopeChoiceOf returns the Always choice with key.

@@ -30,7 +30,7 @@ type Reply struct {
 	Kind   ReplyKind
 	Reason string // for deny and stop: what the person wrote after the word
 	// Scope is the Always scope named in the reply ("always for this
-	// session"), its key in ScopeChoices; "" asks with the scope step.
+	// session"), its key in AlwaysChoices; "" asks with the scope step.
 	Scope string
 }
 

@@ -204,7 +204,10 @@ func (h *Handler) handleGet(w http.ResponseWriter, r *http.Request, s *session) 
 type decideRequest struct {
 	Choice prompt.ChoiceKind `json:"choice"` // approve, always, deny, deny_reason, stop
 	Scope  gate.Scope        `json:"scope,omitempty"`
-	Reason string            `json:"reason,omitempty"`
+	// ScopeKey names one of prompt.AlwaysChoices (scope and expiry); it
+	// takes the place of Scope.
+	ScopeKey string `json:"scope_key,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 	// Digest is the digest prefix of the call the page showed; required,
 	// so a decision is only ever for the input the person saw.
 	Digest string `json:"digest"`
@@ -216,9 +219,18 @@ func (h *Handler) handleDecide(w http.ResponseWriter, r *http.Request, s *sessio
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	var expires *time.Time
 	switch req.Choice {
 	case prompt.ChoiceApprove, prompt.ChoiceDeny, prompt.ChoiceDenyReason, prompt.ChoiceStop:
 	case prompt.ChoiceAlways:
+		if req.ScopeKey != "" {
+			sc, ok := prompt.ScopeChoiceOf(req.ScopeKey)
+			if !ok {
+				writeError(w, http.StatusBadRequest, fmt.Sprintf("unknown Always choice %q", req.ScopeKey))
+				return
+			}
+			req.Scope, expires = sc.Scope, sc.ExpiresAt(h.now())
+		}
 		if req.Scope != gate.ScopeSession && req.Scope != gate.ScopeAgent {
 			writeError(w, http.StatusBadRequest, "Always needs a scope: session or agent")
 			return
@@ -232,7 +244,7 @@ func (h *Handler) handleDecide(w http.ResponseWriter, r *http.Request, s *sessio
 		return
 	}
 	d := prompt.Decision(req.Choice, req.Scope, strings.TrimSpace(req.Reason))
-	d.By, d.Via, d.Digest = s.approver, Via, req.Digest
+	d.By, d.Via, d.Digest, d.ExpiresAt = s.approver, Via, req.Digest, expires
 	a, err := h.gate.Decide(r.Context(), r.PathValue("id"), d)
 	if err != nil {
 		if errors.Is(err, gate.ErrAlreadyDecided) && a != nil {

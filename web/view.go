@@ -52,6 +52,7 @@ type choiceView struct {
 }
 
 type scopeView struct {
+	Key   string     `json:"key"` // prompt.AlwaysChoices: the scope and the expiry
 	Scope gate.Scope `json:"scope"`
 	Label string     `json:"label"`
 }
@@ -106,8 +107,8 @@ func viewOf(a *gate.Approval, now time.Time) *approvalView {
 		for _, ch := range prompt.Choices(a, c) {
 			v.Choices = append(v.Choices, choiceView{ch.Kind, ch.Label})
 		}
-		for _, s := range prompt.ScopeChoices {
-			v.Scopes = append(v.Scopes, scopeView{s.Scope, s.Label})
+		for _, s := range prompt.AlwaysChoices {
+			v.Scopes = append(v.Scopes, scopeView{s.Key, s.Scope, s.Label})
 		}
 	}
 	return v

@@ -18,6 +18,7 @@ import (
 
 	"approvalbot/gate"
 	"approvalbot/gate/gatetest"
+	"approvalbot/prompt"
 )
 
 const (
@@ -777,5 +778,46 @@ func TestBatch(t *testing.T) {
 	}
 	if got := f.env.Get(t, a3.ID); got.Status != gate.StatusPending {
 		t.Fatalf("after a digest mismatch: %s, want pending", got.Status)
+	}
+}
+
+// TestDecideAlwaysWithExpiry: the page offers the same Always choices as
+// chat (scope and expiry); "This agent, 1 hour" saves an agent rule that
+// expires an hour after the press, "no expiry" one that never does.
+func TestDecideAlwaysWithExpiry(t *testing.T) {
+	f := newFixture(t, false, "")
+	b := f.browser(t)
+	b.login(anaToken)
+	a := f.env.Ask(t, gatetest.Bash("npm run lint"))
+	st, out := b.do("GET", "/ui/api/approvals/"+a.ID, nil, nil)
+	if st != 200 {
+		t.Fatalf("get: %d %v", st, out)
+	}
+	var keys []string
+	for _, s := range out["scopes"].([]any) {
+		keys = append(keys, s.(map[string]any)["key"].(string))
+	}
+	var want []string
+	for _, s := range prompt.AlwaysChoices {
+		want = append(want, s.Key)
+	}
+	if fmt.Sprint(keys) != fmt.Sprint(want) {
+		t.Fatalf("scopes offered %v, want prompt.AlwaysChoices %v", keys, want)
+	}
+	now := f.env.Clock.Now()
+	st, out = b.do("POST", decidePath(a.ID), map[string]string{"choice": "always", "scope_key": prompt.ScopeKeyHour, "digest": a.Digest[:16]}, nil)
+	if st != 200 {
+		t.Fatalf("decide: %d %v", st, out)
+	}
+	rules, _ := f.env.G.Rules(context.Background(), "claude")
+	if len(rules) != 1 || rules[0].Scope != gate.ScopeAgent || rules[0].ExpiresAt == nil || !rules[0].ExpiresAt.Equal(now.Add(time.Hour)) {
+		t.Fatalf("Always rules after 'This agent, 1 hour': %+v", rules)
+	}
+	a2 := f.env.Ask(t, gatetest.Bash("make lint"))
+	if st, out := b.do("POST", decidePath(a2.ID), map[string]string{"choice": "always", "scope_key": "forever-and-ever", "digest": a2.Digest[:16]}, nil); st != 400 {
+		t.Fatalf("unknown choice: %d %v, want 400", st, out)
+	}
+	if got := f.env.Get(t, a2.ID); got.Status != gate.StatusPending {
+		t.Fatalf("a refused choice changed the approval: %s", got.Status)
 	}
 }

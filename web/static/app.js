@@ -348,7 +348,7 @@
     if (kinds.has('always')) {
       button(actions, 'always', 'Always…', () => { scope.hidden = !scope.hidden; reason.hidden = true; });
       scope.appendChild(el('p', '', 'Always allow ' + v.always.join(', ') + '? For how long?'));
-      for (const s of v.scopes) button(scope, 'always', s.label, () => decide('always', { scope: s.scope }));
+      for (const s of v.scopes) button(scope, 'always', s.label, () => decide('always', { scope_key: s.key }));
     }
     if (kinds.has('deny') || kinds.has('deny_reason')) {
       button(actions, 'deny', 'Deny…', () => {
