@@ -65,7 +65,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, p principa
 	if a, err = s.waitFinal(w, r, a, wait); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toJSON(a))
+	writeJSON(w, http.StatusOK, toSubmitJSON(a))
 	return nil
 }
 

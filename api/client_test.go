@@ -30,13 +30,14 @@ func TestClientEndpoints(t *testing.T) {
 	admin, alice := e.client(tokAdmin), e.client(tokAlice)
 	input := json.RawMessage(`{"file_path":"/src/a.go"}`)
 
-	// Allowed at once, with the rules that decided and the input as JSON.
+	// Allowed at once: the short answer (such calls are audited, not kept
+	// as approvals).
 	a, err := alice.Submit(ctx, gate.Call{Tool: "Read", Input: input}, 0)
 	if err != nil || a.Status != gate.StatusAllowed || a.Decision != gate.Allow || a.Agent != "alice" {
 		t.Fatalf("allowed submit: %v %+v", err, a)
 	}
-	if string(a.Input) != string(input) {
-		t.Errorf("input round trip: %s", a.Input)
+	if len(a.Input) != 0 || len(a.Evaluation.Commands) != 0 {
+		t.Errorf("the at-once answer carries the input or evaluation: %s %+v", a.Input, a.Evaluation)
 	}
 	if a, err = alice.Submit(ctx, gate.Call{Tool: "Nope"}, 0); err != nil || a.Status != gate.StatusDenied {
 		t.Fatalf("denied submit: %v %+v", err, a)
@@ -157,8 +158,12 @@ func TestSubmitRulesField(t *testing.T) {
 	if r.status != 200 || len(rules) != 1 || r.body["decision"] != "allow" || r.body["status"] != "allowed" {
 		t.Fatalf("got %d %s", r.status, r.raw)
 	}
-	if in, _ := r.body["input"].(map[string]any); in["file_path"] != "/src/x" {
-		t.Fatalf("input not a JSON object: %s", r.raw)
+	if _, has := r.body["input"]; has {
+		t.Fatalf("the at-once answer repeats the input: %s", r.raw)
+	}
+	r = e.call(t, "POST", "/v1/calls", "", `{"agent":"a","tool":"Bash","input":{"command":"make x"}}`)
+	if in, _ := r.body["input"].(map[string]any); in["command"] != "make x" {
+		t.Fatalf("pending answer: input not a JSON object: %s", r.raw)
 	}
 	r = e.call(t, "POST", "/v1/calls", "", `{"agent":"a","tool":"Bash"}`)
 	if _, has := r.body["decision"]; has || r.body["status"] != "pending" {

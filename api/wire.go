@@ -41,6 +41,21 @@ func toJSON(a *gate.Approval) *approvalJSON {
 	return out
 }
 
+// toSubmitJSON is the answer to POST /v1/calls. A call the rules answered
+// at once gets the result alone (DESIGN: id, status, decision, reason,
+// decided_by, rules; judged too): not the input the caller just sent, the
+// whole evaluation or message references, a tenth of the bytes on the
+// path every allowed call takes. A pending answer is the whole approval;
+// GET /v1/approvals/{id} always is.
+func toSubmitJSON(a *gate.Approval) *approvalJSON {
+	if a == nil || !a.Status.Final() {
+		return toJSON(a)
+	}
+	short := *a
+	short.Input, short.Evaluation, short.Messages = nil, gate.Evaluation{}, nil
+	return &approvalJSON{Approval: &short, Rules: decidingRules(a.Evaluation)}
+}
+
 // fromJSON turns a decoded approvalJSON back into a gate.Approval.
 func (j *approvalJSON) approval() *gate.Approval {
 	if j == nil || j.Approval == nil {

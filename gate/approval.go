@@ -76,7 +76,7 @@ type Approval struct {
 	// render from it. Nil for approvals stored before it existed.
 	Judged *Judged `json:"judged,omitempty"`
 
-	Evaluation Evaluation   `json:"evaluation"`
+	Evaluation Evaluation   `json:"evaluation,omitzero"`
 	CreatedAt  time.Time    `json:"created_at"`
 	Deadline   time.Time    `json:"deadline"`
 	Messages   []MessageRef `json:"messages,omitempty"`
