@@ -1,17 +1,16 @@
 package telegram
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"approvalbot/bots/frontendtest"
 	"approvalbot/bots/outbox"
 	"approvalbot/bots/telegramtest"
 	"approvalbot/gate"
@@ -37,30 +36,13 @@ func strangerN(n int) tgbotapi.User {
 // testLimits are short so tests run fast while pacing still applies.
 var testLimits = outbox.Limits{PerDest: 2 * time.Millisecond, BackoffMin: time.Millisecond, BackoffMax: 5 * time.Millisecond}
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type harness struct {
 	t    *testing.T
 	srv  *telegramtest.Server
 	env  *gatetest.Env
 	g    *gate.Gate
 	bot  *Bot
-	logs *syncBuffer
+	logs *frontendtest.LogBuffer
 	cfg  Config
 }
 
@@ -81,7 +63,7 @@ func newHarnessOn(t *testing.T, st gate.Store, gc gate.Config, mod func(*Config)
 // implied: the bot is added as a notifier before Start).
 func newHarnessWith(t *testing.T, o gatetest.Options, mod func(*Config)) *harness {
 	t.Helper()
-	h := &harness{t: t, srv: telegramtest.New(t, testToken), logs: &syncBuffer{}}
+	h := &harness{t: t, srv: telegramtest.New(t, testToken), logs: &frontendtest.LogBuffer{}}
 	o.NoStart = true
 	h.env = gatetest.New(t, o)
 	h.g = h.env.G

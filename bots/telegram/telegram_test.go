@@ -10,6 +10,7 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"approvalbot/bots/frontendtest"
 	"approvalbot/bots/telegramtest"
 	"approvalbot/gate"
 	"approvalbot/gate/gatetest"
@@ -521,7 +522,7 @@ func TestOffsetIsCommittedAndResumed(t *testing.T) {
 	gatetest.Eventually(t, "the offset", func() bool { return h.value(keyOffset) == itoa(u.UpdateID+1) })
 	// A second bot on the same store asks for updates from there.
 	n := len(h.srv.Calls("getUpdates"))
-	h2 := &harness{t: t, srv: h.srv, env: h.env, g: h.g, logs: &syncBuffer{}, cfg: h.cfg}
+	h2 := &harness{t: t, srv: h.srv, env: h.env, g: h.g, logs: &frontendtest.LogBuffer{}, cfg: h.cfg}
 	h2.start()
 	h2.run()
 	calls, err := h.srv.WaitCalls(h.ctx(), "getUpdates", n+2)
