@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -265,41 +264,7 @@ func (h *harness) waitStatus(id string) *gate.Approval {
 
 // hookPIDs lists the running `approvalbot hook AGENT` processes of this
 // harness's binary.
-func (h *harness) hookPIDs() []int {
-	ents, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if len(args) >= 3 && args[0] == h.bin && args[1] == "hook" && args[2] == h.agent {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// ppid reads a process's parent id.
-func ppid(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	f := strings.Fields(s[i+2:])
-	if len(f) < 2 {
-		return 0
-	}
-	n, _ := strconv.Atoi(f[1])
-	return n
-}
+func (h *harness) hookPIDs() []int { return e2etest.HookPIDs(h.bin, h.agent) }
 
 // startDaemon runs `approvalbot serve` with the test rules on a free
 // loopback port until the test ends.
@@ -399,7 +364,7 @@ func runAgentSuite(t *testing.T, c agentCase) {
 		if len(pids) != 1 {
 			t.Fatalf("hook processes %v, want 1", pids)
 		}
-		parent := ppid(pids[0])
+		parent := e2etest.PPID(pids[0])
 		if parent <= 1 {
 			t.Fatalf("hook %d has no parent to kill", pids[0])
 		}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -336,4 +337,69 @@ func TestClaudeCodeDeferThenResume(t *testing.T) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// TestClaudeCodeKilledWithdraws: Claude Code killed outright (SIGKILL)
+// while its hook waits for a person: the hook sees its parent gone and
+// withdraws the approval, so nobody approves a call that will never run.
+func TestClaudeCodeKilledWithdraws(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), claudeRunTimeout)
+	defer cancel()
+	src := filepath.Join(h.work, "src")
+	if err := os.WriteFile(src, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(h.work, "killed-marker")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = h.claudeP(ctx, "cp "+src+" "+marker)
+	}()
+	var pending *gate.Approval
+	for pending == nil {
+		list, err := h.client.List(ctx, gate.StatusPending)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) > 0 {
+			pending = list[0]
+			break
+		}
+		select {
+		case <-done:
+			t.Fatal("claude ended before asking")
+		case <-ctx.Done():
+			t.Fatal("no pending approval appeared")
+		case <-time.After(100 * time.Millisecond): // poll interval, bounded by ctx
+		}
+	}
+	pids := e2etest.HookPIDs(h.bin, "claude")
+	if len(pids) != 1 {
+		t.Fatalf("hook processes %v, want 1", pids)
+	}
+	parent := e2etest.PPID(pids[0])
+	if parent <= 1 {
+		t.Fatalf("hook %d has no parent to kill", pids[0])
+	}
+	if err := syscall.Kill(parent, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		a, err := h.client.Get(ctx, pending.ID, 0)
+		if err == nil && a.Status.Final() {
+			if a.Status != gate.StatusCancelled {
+				t.Fatalf("approval is %s after Claude Code was killed, want cancelled", a.Status)
+			}
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the approval was not withdrawn")
+		case <-time.After(100 * time.Millisecond): // poll interval, bounded by ctx
+		}
+	}
+	if exists(marker) {
+		t.Fatal("the command ran")
+	}
 }

@@ -6,10 +6,13 @@ package e2etest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,4 +82,44 @@ func Serve(t testing.TB, bin, addr, dataDir string, env ...string) (url string, 
 		}
 		time.Sleep(50 * time.Millisecond) // polling for readiness, bounded by the deadline
 	}
+}
+
+// HookPIDs returns the processes running `BIN hook AGENT`.
+func HookPIDs(bin, agent string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if len(args) >= 3 && args[0] == bin && args[1] == "hook" && args[2] == agent {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// PPID reads a process's parent id (0 when it is gone).
+func PPID(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 > len(s) {
+		return 0
+	}
+	f := strings.Fields(s[i+2:])
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[1])
+	return n
 }
