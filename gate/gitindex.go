@@ -28,13 +28,33 @@ func trackedOnly(dir string, files []string) []string {
 		return files
 	}
 	out := files[:0:0]
+	nested := map[string]bool{} // directory → it or a parent below root is another repository
 	for _, f := range files {
 		rel, err := filepath.Rel(root, f)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || tracked[filepath.ToSlash(rel)] {
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || tracked[filepath.ToSlash(rel)] ||
+			inNestedRepo(root, filepath.Dir(f), nested) {
+			// Outside the tree, tracked, or in a submodule (whose files
+			// this index does not list, and git grep/diff may read with
+			// --recurse-submodules or --submodule=diff).
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// inNestedRepo reports whether dir, or a directory between it and root,
+// holds a .git of its own.
+func inNestedRepo(root, dir string, memo map[string]bool) bool {
+	if dir == root || len(dir) <= len(root) {
+		return false
+	}
+	if v, ok := memo[dir]; ok {
+		return v
+	}
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
+	v := err == nil || inNestedRepo(root, filepath.Dir(dir), memo)
+	memo[dir] = v
+	return v
 }
 
 // workTreeRoot returns the directory at or above dir holding a .git

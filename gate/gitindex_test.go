@@ -108,3 +108,25 @@ func FuzzParseIndex(f *testing.F) {
 		parseIndex(b, hashLen) // must not panic or loop
 	})
 }
+
+// TestTrackedOnlyKeepsSubmodules: files of a nested repository are not in
+// the outer index, yet git grep --recurse-submodules and git diff
+// --submodule=diff read them: they count as read.
+func TestTrackedOnlyKeepsSubmodules(t *testing.T) {
+	dir := t.TempDir()
+	GitRun(t, dir, "init", "-q")
+	os.WriteFile(filepath.Join(dir, "a.go"), nil, 0o644)
+	GitRun(t, dir, "add", "a.go")
+	sub := filepath.Join(dir, "vendor", "lib")
+	os.MkdirAll(sub, 0o755)
+	GitRun(t, sub, "init", "-q")
+	secret := filepath.Join(sub, "deep", ".env")
+	os.MkdirAll(filepath.Dir(secret), 0o755)
+	os.WriteFile(secret, []byte("S=1"), 0o600)
+	untracked := filepath.Join(dir, "notes.txt")
+	os.WriteFile(untracked, nil, 0o644)
+	kept := trackedOnly(dir, []string{filepath.Join(dir, "a.go"), untracked, secret})
+	if fmt.Sprint(kept) != fmt.Sprint([]string{filepath.Join(dir, "a.go"), secret}) {
+		t.Errorf("kept %v: want a.go and the submodule's file, not the untracked one", kept)
+	}
+}
