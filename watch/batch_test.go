@@ -58,13 +58,14 @@ func TestBatchKeys(t *testing.T) {
 		{"5 alone decides nothing", seq("5"), nil},
 		{"arrows reach the batch choices", seq(Down, Down, Down, Enter), []Action{do(Decision{ID: "c1", Kind: DecideApproveAll, Members: all})}},
 		{"down is clamped at deny all", seq(Down, Down, Down, Down, Down, Down, Enter), []Action{do(Decision{ID: "c1", Kind: DecideDenyAll, Members: all})}},
-		{"single keys decide the call in focus", seq("1"), []Action{do(Decision{ID: "c1", Kind: DecideApprove})}},
-		{"right moves the focus", seq(Right, "1"), []Action{do(Decision{ID: "c2", Kind: DecideApprove})}},
-		{"left wraps to the last call", seq(Left, "s"), []Action{do(Decision{ID: "c3", Kind: DecideStop})}},
-		{"tab moves the focus too", seq(Tab, Tab, "3", "no", Enter), []Action{do(Decision{ID: "c3", Kind: DecideDeny, Reason: "no"})}},
-		{"always for the call in focus", seq(Right, "2", Enter), []Action{do(Decision{ID: "c2", Kind: DecideAlways, Scope: gate.ScopeSession})}},
-		{"a letter is a reason for the call in focus", seq(Right, "nope", Enter), []Action{do(Decision{ID: "c2", Kind: DecideDeny, Reason: "nope"})}},
-		{"4 inside a reason is text", seq("3", "4", Enter), []Action{do(Decision{ID: "c1", Kind: DecideDeny, Reason: "4"})}},
+		// A single key's decision is bound to the digest of the call in focus.
+		{"single keys decide the call in focus", seq("1"), []Action{do(Decision{ID: "c1", Kind: DecideApprove, Digest: s[0].Digest})}},
+		{"right moves the focus", seq(Right, "1"), []Action{do(Decision{ID: "c2", Kind: DecideApprove, Digest: s[1].Digest})}},
+		{"left wraps to the last call", seq(Left, "s"), []Action{do(Decision{ID: "c3", Kind: DecideStop, Digest: s[2].Digest})}},
+		{"tab moves the focus too", seq(Tab, Tab, "3", "no", Enter), []Action{do(Decision{ID: "c3", Kind: DecideDeny, Reason: "no", Digest: s[2].Digest})}},
+		{"always for the call in focus", seq(Right, "2", Enter), []Action{do(Decision{ID: "c2", Kind: DecideAlways, Scope: gate.ScopeSession, Digest: s[1].Digest})}},
+		{"a letter is a reason for the call in focus", seq(Right, "nope", Enter), []Action{do(Decision{ID: "c2", Kind: DecideDeny, Reason: "nope", Digest: s[1].Digest})}},
+		{"4 inside a reason is text", seq("3", "4", Enter), []Action{do(Decision{ID: "c1", Kind: DecideDeny, Reason: "4", Digest: s[0].Digest})}},
 		{"one decision at a time", seq("4", "1", "4"), []Action{do(Decision{ID: "c1", Kind: DecideApproveAll, Members: all})}},
 	}
 	for _, tt := range tests {

@@ -24,7 +24,7 @@
 //	             in a grouped view: move the focus to another call
 //	letters      start a deny reason and select Deny
 //	Backspace    delete the last character of the reason
-//	Esc          clear the reason
+//	Esc          clear the reason (and dismiss the note under the choices)
 //	s            Stop: deny and stop the agent's turn
 //	4            in a grouped view: approve every call it lists, at once
 //	5            in a grouped view: select Deny all; type a reason, Enter denies all

@@ -50,6 +50,9 @@ type Decision struct {
 	ExpiresAt *time.Time         // for DecideAlways: when the rule expires; nil never
 	Reason    string             // for DecideDeny and DecideDenyAll
 	Members   []gate.BatchMember // for a batch: the calls shown, each with its digest
+	// Digest is the digest of the call as shown (not for a batch, whose
+	// Members carry theirs): the daemon decides only that input.
+	Digest string
 }
 
 // Action is what the loop must do after an Update: nothing, send a
@@ -123,6 +126,10 @@ type item struct {
 	// confirmed is false for approvals carried over from a connection that
 	// broke; the next sync drops those no longer pending.
 	confirmed bool
+	// stillAt is when the daemon, reached again after the connection was
+	// lost (a restart of the daemon, or of the network), said the approval
+	// is still pending; zero if it never had to.
+	stillAt time.Time
 }
 
 // LogLine is one line of what happened to an approval that left the screen.
@@ -342,6 +349,7 @@ func (m Model) key(k KeyMsg) (Model, Action) {
 		m.scroll += scrollStep // Render clamps it to the body
 	case KeyEsc:
 		m.reason = ""
+		m.status = "" // dismissed: the next answer shows on a clean line
 	case KeyBackspace:
 		if m.reason != "" {
 			_, n := utf8.DecodeLastRuneInString(m.reason)
@@ -420,7 +428,7 @@ func (m Model) decide(kind DecisionKind, at time.Time) (Model, Action) {
 		m.status = "no Always pattern for this call: choose 1 Approve once or 3 Deny"
 		return m, Action{}
 	}
-	d := &Decision{ID: f.ID, Kind: kind}
+	d := &Decision{ID: f.ID, Kind: kind, Digest: f.Digest}
 	m.sending = f.ID
 	switch kind {
 	case DecideAlways:
@@ -435,7 +443,7 @@ func (m Model) decide(kind DecisionKind, at time.Time) (Model, Action) {
 		for _, a := range m.view() {
 			d.Members = append(d.Members, gate.BatchMember{ID: a.ID, Digest: a.Digest})
 		}
-		d.ID = d.Members[0].ID
+		d.ID, d.Digest = d.Members[0].ID, ""
 		m.sending = sendingBatch
 	}
 	m.status = ""
@@ -448,7 +456,7 @@ func (m Model) event(ev gate.Event, at time.Time) Model {
 		return m
 	}
 	if ev.Type == gate.EventApprovalRequired && a.Status == gate.StatusPending {
-		return m.upsert(a)
+		return m.upsert(a, at)
 	}
 	if a.Status.Final() {
 		return m.resolve(a, at)
@@ -456,20 +464,22 @@ func (m Model) event(ev gate.Event, at time.Time) Model {
 	return m
 }
 
-// upsert adds or refreshes a pending approval, keeping the queue oldest first.
-func (m Model) upsert(a *gate.Approval) Model {
+// upsert adds or refreshes a pending approval (at is when the daemon said
+// so), keeping the queue oldest first; calls created at the same instant
+// stay in the order the daemon sent them (the order they asked), not in
+// the order of their ids, which are random.
+func (m Model) upsert(a *gate.Approval, at time.Time) Model {
 	p := slices.Clone(m.pending)
 	if i := m.index(a.ID); i >= 0 {
-		p[i] = item{a: a, confirmed: true}
+		still := p[i].stillAt
+		if !p[i].confirmed {
+			still = at // it waited through the outage
+		}
+		p[i] = item{a: a, confirmed: true, stillAt: still}
 	} else {
 		p = append(p, item{a: a, confirmed: true})
 	}
-	slices.SortStableFunc(p, func(x, y item) int {
-		if c := x.a.CreatedAt.Compare(y.a.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(x.a.ID, y.a.ID)
-	})
+	slices.SortStableFunc(p, func(x, y item) int { return x.a.CreatedAt.Compare(y.a.CreatedAt) })
 	m.pending = p
 	return m
 }
@@ -520,7 +530,7 @@ func (m Model) synced(s SyncedMsg) Model {
 	m.pending = kept
 	for _, a := range s.Pending {
 		if a.Status == gate.StatusPending {
-			m = m.upsert(a)
+			m = m.upsert(a, s.At)
 		}
 	}
 	return m
@@ -544,6 +554,8 @@ func (m Model) decided(d DecidedMsg) Model {
 	switch {
 	case errors.Is(d.Err, gate.ErrAlreadyDecided):
 		m.status = "already decided elsewhere; waiting for the daemon to say how"
+	case errors.Is(d.Err, gate.ErrDigestMismatch):
+		m.status = "refused: the decision was not for the input shown here; nothing was decided"
 	case d.Err != nil:
 		m.status = fmt.Sprintf("sending the decision failed (%v); the approval is still pending", d.Err)
 	}

@@ -165,6 +165,13 @@ func box(m Model, a *gate.Approval, bw, rows int, now time.Time, st Style) []str
 		top = top[:len(top)-len(body)]
 		risky = len(focus.Risks) > 0
 	}
+	if note := m.stillNote(); note != "" {
+		var lines []styled
+		for _, l := range wrap(note, inner) {
+			lines = append(lines, styled{l, sgrWarn})
+		}
+		top = append(lines, top...)
+	}
 	border := sgrBorder
 	if risky {
 		border = sgrDanger
@@ -221,6 +228,23 @@ func box(m Model, a *gate.Approval, bw, rows int, now time.Time, st Style) []str
 	}
 	out = append(out, st.paint(border, "╰"+strings.Repeat("─", bw-2)+"╯"))
 	return out
+}
+
+// stillNote is the line a view carries once the daemon, reached again after
+// the connection was lost, said its calls are still pending: the terminal
+// cannot tell a restart of the daemon from a break in the network, so it
+// says what it knows. "" when the connection never broke under the view.
+func (m Model) stillNote() string {
+	var at time.Time
+	for _, a := range m.view() {
+		if i := m.index(a.ID); i >= 0 && m.pending[i].stillAt.After(at) {
+			at = m.pending[i].stillAt
+		}
+	}
+	if at.IsZero() {
+		return ""
+	}
+	return "Still waiting (the connection to approvalbot was lost; back at " + at.UTC().Format(prompt.TimeFormat) + ")"
 }
 
 // groupView is the gate.View of a grouped view listing v, with the batch

@@ -20,16 +20,12 @@ type Client interface {
 	Events(ctx context.Context, fn func(gate.Event) error) error
 	// List returns the approvals with status, oldest first.
 	List(ctx context.Context, status gate.Status) ([]*gate.Approval, error)
-	// Approve approves a pending approval (always: and saves its Always
-	// pattern(s) with scope). An approval decided first by someone else
-	// gives an error matching gate.ErrAlreadyDecided.
-	Approve(ctx context.Context, id string, always bool, scope gate.Scope, by string) (*gate.Approval, error)
-	// ApproveAlways approves a pending approval and saves its Always
-	// pattern(s) with scope, expiring at expires (nil: never).
-	ApproveAlways(ctx context.Context, id string, scope gate.Scope, expires *time.Time, by string) (*gate.Approval, error)
-	// Deny denies a pending approval with a reason (stop: and asks the
-	// agent to stop its turn).
-	Deny(ctx context.Context, id, reason string, stop bool, by string) (*gate.Approval, error)
+	// Decide sends a person's decision on a pending approval, bound to
+	// d.Digest, the input the box showed: a call whose input differs gives
+	// an error matching gate.ErrDigestMismatch and is not decided. An
+	// approval decided first by someone else gives an error matching
+	// gate.ErrAlreadyDecided, with the approval as it is when known.
+	Decide(ctx context.Context, id string, d gate.Decision) (*gate.Approval, error)
 	// DecideBatch decides each of calls, only for the digest it names,
 	// with one decision (approve, or deny with reason), and says per call
 	// what happened (POST /v1/approvals/batch).
@@ -285,15 +281,20 @@ func send(parent context.Context, cfg Config, d Decision, msgs chan<- Msg) {
 	var a *gate.Approval
 	var rs []gate.BatchResult
 	var err error
+	gd := gate.Decision{By: cfg.By, Digest: d.Digest}
 	switch d.Kind {
 	case DecideApprove:
-		a, err = cfg.Client.Approve(ctx, d.ID, false, "", cfg.By)
+		gd.Approve = true
+		a, err = cfg.Client.Decide(ctx, d.ID, gd)
 	case DecideAlways:
-		a, err = cfg.Client.ApproveAlways(ctx, d.ID, d.Scope, d.ExpiresAt, cfg.By)
+		gd.Approve, gd.Always, gd.Scope, gd.ExpiresAt = true, true, d.Scope, d.ExpiresAt
+		a, err = cfg.Client.Decide(ctx, d.ID, gd)
 	case DecideDeny:
-		a, err = cfg.Client.Deny(ctx, d.ID, d.Reason, false, cfg.By)
+		gd.Reason = d.Reason
+		a, err = cfg.Client.Decide(ctx, d.ID, gd)
 	case DecideStop:
-		a, err = cfg.Client.Deny(ctx, d.ID, "", true, cfg.By)
+		gd.Stop = true
+		a, err = cfg.Client.Decide(ctx, d.ID, gd)
 	case DecideApproveAll, DecideDenyAll:
 		rs, err = cfg.Client.DecideBatch(ctx, d.Members, d.Kind == DecideApproveAll, d.Reason, false, cfg.By)
 	default:

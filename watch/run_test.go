@@ -35,12 +35,12 @@ type listReply struct {
 }
 
 type fakeDecision struct {
-	id, reason, by       string
-	approve, always, stp bool
-	scope                gate.Scope
-	expires              *time.Time
-	calls                []gate.BatchMember // a batch decision
-	reply                chan decisionReply
+	id, reason, by, digest string
+	approve, always, stp   bool
+	scope                  gate.Scope
+	expires                *time.Time
+	calls                  []gate.BatchMember // a batch decision
+	reply                  chan decisionReply
 }
 
 type decisionReply struct {
@@ -83,11 +83,6 @@ func (f *fakeClient) List(ctx context.Context, status gate.Status) ([]*gate.Appr
 	}
 }
 
-func (f *fakeClient) decide(ctx context.Context, d fakeDecision) (*gate.Approval, error) {
-	r, err := f.exchange(ctx, d)
-	return r.a, err
-}
-
 func (f *fakeClient) exchange(ctx context.Context, d fakeDecision) (decisionReply, error) {
 	d.reply = make(chan decisionReply, 1)
 	select {
@@ -103,21 +98,15 @@ func (f *fakeClient) exchange(ctx context.Context, d fakeDecision) (decisionRepl
 	}
 }
 
-func (f *fakeClient) ApproveAlways(ctx context.Context, id string, scope gate.Scope, expires *time.Time, by string) (*gate.Approval, error) {
-	return f.decide(ctx, fakeDecision{id: id, approve: true, always: true, scope: scope, expires: expires, by: by})
-}
-
 func (f *fakeClient) DecideBatch(ctx context.Context, calls []gate.BatchMember, approve bool, reason string, stop bool, by string) ([]gate.BatchResult, error) {
 	r, err := f.exchange(ctx, fakeDecision{calls: calls, approve: approve, reason: reason, stp: stop, by: by})
 	return r.results, err
 }
 
-func (f *fakeClient) Approve(ctx context.Context, id string, always bool, scope gate.Scope, by string) (*gate.Approval, error) {
-	return f.decide(ctx, fakeDecision{id: id, approve: true, always: always, scope: scope, by: by})
-}
-
-func (f *fakeClient) Deny(ctx context.Context, id, reason string, stop bool, by string) (*gate.Approval, error) {
-	return f.decide(ctx, fakeDecision{id: id, reason: reason, stp: stop, by: by})
+func (f *fakeClient) Decide(ctx context.Context, id string, d gate.Decision) (*gate.Approval, error) {
+	r, err := f.exchange(ctx, fakeDecision{id: id, approve: d.Approve, always: d.Always, scope: d.Scope, expires: d.ExpiresAt,
+		reason: d.Reason, stp: d.Stop, by: d.By, digest: d.Digest})
+	return r.a, err
 }
 
 // screenBuf collects what Run draws and signals each write.
@@ -259,6 +248,7 @@ func TestRunDecides(t *testing.T) {
 
 	now := time.Now()
 	a := bashApproval("a1", "git push origin main", now)
+	a.Digest = "a1a1a1a1a1a1a1a1"
 	h.send(s, gate.EventApprovalRequired, a)
 	h.waitScreen("git push origin main", armed)
 	if h.flushes.Load() == 0 {
@@ -266,8 +256,8 @@ func TestRunDecides(t *testing.T) {
 	}
 	h.typeKeys("1")
 	d := h.decision()
-	if d.id != "a1" || !d.approve || d.always || d.by != "tester" {
-		t.Fatalf("decision %+v, want approve a1 by tester", d)
+	if d.id != "a1" || !d.approve || d.always || d.by != "tester" || d.digest != a.Digest {
+		t.Fatalf("decision %+v, want approve a1 by tester, bound to its digest", d)
 	}
 	d.reply <- decisionReply{a: final(a, gate.StatusApproved, "tester", "api", "")}
 	h.waitScreen("Approved by tester via API", "No pending approvals")

@@ -369,8 +369,12 @@ func full(r *run) {
 	cmd := "echo " + strings.Repeat("0123456789abcdef-", 350) + " END"
 	a := r.ask(cmd)
 	p := r.live(a, "")
-	if !strings.Contains(p.Text, cmd) && !strings.Contains(p.Text, "✂") {
-		r.t.Errorf("the prompt neither shows the whole command nor says it was cut:\n%s", p.Text)
+	marker := "✂"
+	if s, ok := r.d.(Scroller); ok {
+		marker = s.ScrollMarker()
+	}
+	if !strings.Contains(p.Text, cmd) && !strings.Contains(p.Text, marker) {
+		r.t.Errorf("the prompt neither shows the whole command nor says it was cut (%q):\n%s", marker, p.Text)
 	}
 	if whole := r.d.Full(r.t, a.ID); !strings.Contains(whole, cmd) {
 		r.t.Errorf("Full lacks the whole command (%d characters):\n%.300s…", len(whole), whole)

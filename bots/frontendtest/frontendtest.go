@@ -159,6 +159,15 @@ type Notifier interface {
 	Notifies() bool
 }
 
+// Scroller is implemented by a Driver whose frontend shows a long prompt
+// in part, scrolled, rather than cut with prompt's "✂" marker (a terminal:
+// "↓ 40 more line(s) below (PgDn)"). CaseFull then accepts its marker, and
+// Full returns what scrolling through shows.
+type Scroller interface {
+	// ScrollMarker is text the prompt shows while part of it is out of view.
+	ScrollMarker() string
+}
+
 // Tamper changes every hex digit of a digest (prefix), keeping its length:
 // what a forged or stale button would carry.
 func Tamper(digest string) string {
