@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"approvalbot/api"
-	"approvalbot/gate"
 	"approvalbot/watch"
 
 	"golang.org/x/term"
@@ -72,7 +71,7 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	err = watch.Run(rctx, watch.Config{
-		Client:     watchClient{approverClientFromEnv(e, api.WithVia("watch"))},
+		Client:     approverClientFromEnv(e, api.WithVia("watch")),
 		By:         *by,
 		In:         in,
 		Out:        out,
@@ -99,27 +98,4 @@ func defaultDecider(e *env) string {
 		}
 	}
 	return "terminal"
-}
-
-// watchClient adapts the API client to watch.Client: a decision refused
-// because someone decided first comes back with the approval as it is, so
-// the box can say who it was.
-type watchClient struct{ *api.Client }
-
-func (c watchClient) Approve(ctx context.Context, id string, always bool, scope gate.Scope, by string) (*gate.Approval, error) {
-	a, err := c.Client.Approve(ctx, id, always, scope, by)
-	return withFinal(a, err)
-}
-
-func (c watchClient) Deny(ctx context.Context, id, reason string, stop bool, by string) (*gate.Approval, error) {
-	a, err := c.Client.Deny(ctx, id, reason, stop, by)
-	return withFinal(a, err)
-}
-
-func withFinal(a *gate.Approval, err error) (*gate.Approval, error) {
-	var ae *api.Error
-	if a == nil && errors.As(err, &ae) && ae.Approval != nil && ae.Approval.Status.Final() {
-		return ae.Approval, err
-	}
-	return a, err
 }

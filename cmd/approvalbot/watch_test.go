@@ -3,13 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"strings"
 	"testing"
-
-	"approvalbot/api"
-	"approvalbot/gate"
 )
 
 func watchEnv(stdin any, vars map[string]string) (*env, *bytes.Buffer) {
@@ -69,24 +65,5 @@ func TestDefaultDecider(t *testing.T) {
 		if got := defaultDecider(e); got != tt.want {
 			t.Errorf("defaultDecider(%v) = %q, want %q", tt.vars, got, tt.want)
 		}
-	}
-}
-
-// TestWithFinal: a refused decision carries the approval as it is, so the
-// box can say who decided first; other errors pass through unchanged.
-func TestWithFinal(t *testing.T) {
-	decided := &gate.Approval{ID: "a1", Status: gate.StatusDenied, DecidedBy: "@ana"}
-	conflict := &api.Error{Status: 409, Code: "already_decided", Message: "already decided", Approval: decided}
-	a, err := withFinal(nil, conflict)
-	if a != decided || !errors.Is(err, gate.ErrAlreadyDecided) {
-		t.Fatalf("got %v, %v", a, err)
-	}
-	pending := &api.Error{Status: 409, Approval: &gate.Approval{ID: "a1", Status: gate.StatusPending}}
-	if a, _ := withFinal(nil, pending); a != nil {
-		t.Fatalf("a pending approval was passed as final: %+v", a)
-	}
-	other := errors.New("connection refused")
-	if a, err := withFinal(nil, other); a != nil || err != other {
-		t.Fatalf("got %v, %v", a, err)
 	}
 }
