@@ -41,19 +41,38 @@ func toJSON(a *gate.Approval) *approvalJSON {
 	return out
 }
 
-// toSubmitJSON is the answer to POST /v1/calls. A call the rules answered
-// at once gets the result alone (DESIGN: id, status, decision, reason,
-// decided_by, rules; judged too): not the input the caller just sent, the
-// whole evaluation or message references, a tenth of the bytes on the
-// path every allowed call takes. A pending answer is the whole approval;
-// GET /v1/approvals/{id} always is.
-func toSubmitJSON(a *gate.Approval) *approvalJSON {
+// submitAnswer is the answer to POST /v1/calls for a call the rules
+// answered at once (DESIGN: id, status, decision, reason, decided_by,
+// rules; what was judged too): not the input the caller just sent, the
+// whole evaluation or message references. Every allowed call takes this
+// path, so it is a flat struct of the fields it carries. A pending answer
+// is the whole approval (toJSON); GET /v1/approvals/{id} always is.
+type submitAnswer struct {
+	ID             string         `json:"id"`
+	Status         gate.Status    `json:"status"`
+	Decision       gate.Action    `json:"decision,omitempty"`
+	Reason         string         `json:"reason,omitempty"`
+	DecidedBy      string         `json:"decided_by,omitempty"`
+	Via            string         `json:"via,omitempty"`
+	DecidedAt      *time.Time     `json:"decided_at,omitempty"`
+	Agent          string         `json:"agent"`
+	SessionID      string         `json:"session_id,omitempty"`
+	Tool           string         `json:"tool"`
+	Cwd            string         `json:"cwd,omitempty"`
+	IdempotencyKey string         `json:"idempotency_key,omitempty"`
+	Digest         string         `json:"digest"`
+	Judged         *gate.Judged   `json:"judged,omitempty"`
+	Rules          []gate.RuleRef `json:"rules"`
+}
+
+// toSubmitJSON is the answer to POST /v1/calls.
+func toSubmitJSON(a *gate.Approval) any {
 	if a == nil || !a.Status.Final() {
 		return toJSON(a)
 	}
-	short := *a
-	short.Input, short.Evaluation, short.Messages = nil, gate.Evaluation{}, nil
-	return &approvalJSON{Approval: &short, Rules: decidingRules(a.Evaluation)}
+	return &submitAnswer{ID: a.ID, Status: a.Status, Decision: a.Decision, Reason: a.Reason, DecidedBy: a.DecidedBy,
+		Via: a.Via, DecidedAt: a.DecidedAt, Agent: a.Agent, SessionID: a.SessionID, Tool: a.Tool, Cwd: a.Cwd,
+		IdempotencyKey: a.IdempotencyKey, Digest: a.Digest, Judged: a.Judged, Rules: decidingRules(a.Evaluation)}
 }
 
 // fromJSON turns a decoded approvalJSON back into a gate.Approval.
