@@ -72,6 +72,9 @@ func (p *Policy) Evaluate(c Call, env Env) (ev Evaluation) {
 
 // evalState accumulates the parts of one evaluation.
 type evalState struct {
+	// staleDisk: the line may create files before a pattern or recursive
+	// read runs, so what is on disk now does not say what it reads.
+	staleDisk  bool
 	p          *Policy
 	c          *Call
 	env        *Env
@@ -253,6 +256,7 @@ func (s *evalState) evalShell() {
 		s.failWhole("the shell analysis gave no result")
 		return
 	}
+	s.staleDisk = mayCreateFiles(a)
 	s.parts = make([]part, 0, len(a.Commands)+len(a.Writes)+len(a.Reads)+len(a.Network))
 	for i := range a.Commands {
 		s.judgeCommand(&a.Commands[i])

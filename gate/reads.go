@@ -87,7 +87,7 @@ func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 		pt.v.Decision, pt.v.Reason = Deny, why
 		return
 	}
-	if !s.c.Remote {
+	if !s.c.Remote && !s.staleDisk {
 		if files, ok := listMatches(r.Path, r.Recursive, r.FollowLinks, r.SkipHidden); ok {
 			if len(r.Include) > 0 && isDir(r.Path) {
 				// Files named on the command line are read whatever
@@ -490,4 +490,49 @@ func (p *Policy) secretPath(abs string) string {
 		return "reads of a process environment are denied"
 	}
 	return ""
+}
+
+// readOnlyPrograms create no files (their writing options are judged as
+// writes, which count on their own).
+var readOnlyPrograms = map[string]bool{
+	"cat": true, "grep": true, "egrep": true, "fgrep": true, "rg": true, "ls": true, "echo": true,
+	"printf": true, "head": true, "tail": true, "wc": true, "true": true, "false": true, ":": true,
+	"pwd": true, "cd": true, "test": true, "[": true, "[[": true, "sort": true, "uniq": true,
+	"cut": true, "tr": true, "jq": true, "file": true, "stat": true, "du": true, "df": true,
+	"date": true, "which": true, "type": true, "nl": true, "diff": true, "cmp": true, "comm": true,
+	"find": true, "read": true, "xargs": true, "basename": true, "dirname": true, "realpath": true,
+	"readlink": true, "sed": true, "awk": true, "tree": true, "sha256sum": true, "md5sum": true,
+}
+
+// readOnlyGit are git subcommands that create no files in the work tree.
+var readOnlyGit = map[string]bool{
+	"status": true, "diff": true, "log": true, "show": true, "grep": true, "blame": true,
+	"rev-parse": true, "ls-files": true, "shortlog": true, "describe": true, "branch": true,
+}
+
+// mayCreateFiles reports whether a line may create or rename files before
+// one of its pattern or recursive reads runs: it writes somewhere, or runs
+// more than one command and one of them is not a plain reader. A glob or a
+// directory walk is then judged by the rules (glob intersection), not by
+// what the disk holds now (`touch ./-r; grep x * .` makes "*" name "-r").
+func mayCreateFiles(a *shell.Analysis) bool {
+	if len(a.Writes) > 0 {
+		return true
+	}
+	if len(a.Commands) < 2 {
+		return false
+	}
+	for _, c := range a.Commands {
+		if len(c.Argv) == 0 || c.Dynamic != "" {
+			return true
+		}
+		prog := filepath.Base(c.Argv[0])
+		if prog == "git" && readOnlyGit[gitSubcommand(c.Argv)] {
+			continue
+		}
+		if !readOnlyPrograms[prog] {
+			return true
+		}
+	}
+	return false
 }

@@ -196,6 +196,25 @@ func TestRedTeamRound2(t *testing.T) {
 		`x=-name; x=-exec export x; find main.go $x touch /tmp/pwned ';'`,
 		`x=main.go; x=sub/.env export x; cat "$x"`,
 		`x=main.go; x=sub/.env readonly x; cat $x`,
+		// round 9
+		`touch ./-r; grep SECRET * .`,
+		`echo > ./-r; grep SECRET * .`,
+		"cat <<:\n$(echo '\n:\ntouch /tmp/pwned\n#')\n:",
+		"cat <<EOF\n$(echo '\nEOF\ntouch /tmp/pwned\n')\nEOF",
+		`cat $'sub/\x{2e}env'`,
+		`grep -r SECRET $'\x{2e}'`,
+		`awk $'BEGIN{\x{73}ystem("touch /tmp/pwned")}'`,
+		`git log $'--outpu\x{74}=/tmp/pwned'`,
+		`git log --show-signature -1`,
+		`git log --show-sig -1`,
+		`git log --format=%GK`,
+		`git log --pretty=tformat:%GG`,
+		`cd -P homelink/..; cat dev/.kube/config`,
+		`cd -LP homelink/..; cat dev/.kube/config`,
+		`git show HEAD:sub/.env`,
+		`git show origin/main:sub/.env`,
+		`git cat-file -p HEAD:sub/.env`,
+		`git cat-file --batch-all-objects --batch`,
 	)
 	for _, line := range lines {
 		in, _ := json.Marshal(map[string]string{"command": line})

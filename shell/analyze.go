@@ -605,6 +605,11 @@ func (a *analyzer) redirect(r *syntax.Redirect) *stdinScript {
 		if r.Hdoc == nil {
 			return &stdinScript{literal: true}
 		}
+		if !quotedDelim(r.Word) && a.bodyHasDelimLine(r) {
+			// A $( ... ) in the body spans a line that is the delimiter:
+			// bash ends the body at that line, the parser reads on.
+			a.notUnderstood("a here-document body with its end line inside an expansion")
+		}
 		if quotedDelim(r.Word) {
 			// <<'EOF': the body is taken as written, no escapes.
 			var b strings.Builder
@@ -659,6 +664,27 @@ func (a *analyzer) redirect(r *syntax.Redirect) *stdinScript {
 	}
 	a.writeTarget(r.Op.String(), t)
 	return nil
+}
+
+// bodyHasDelimLine reports a line of the here-document body, as written,
+// that is its delimiter (bash would end the body there).
+func (a *analyzer) bodyHasDelimLine(r *syntax.Redirect) bool {
+	delim := r.Word.Lit()
+	body := a.source(r.Hdoc)
+	if delim == "" || body == "" {
+		return delim == "" // no plain delimiter: not modelled
+	}
+	// The word's text ends with the delimiter line that closes it.
+	lines := strings.Split(body, "\n")
+	for _, line := range lines[:len(lines)-1] {
+		if r.Op == syntax.DashHdoc {
+			line = strings.TrimLeft(line, "\t")
+		}
+		if line == delim {
+			return true
+		}
+	}
+	return false
 }
 
 // quotedDelim reports a heredoc delimiter with quotes or a backslash.

@@ -283,6 +283,7 @@ func dynSafeBuiltin(name string) bool {
 // cd moves the tracked working directory.
 func (a *analyzer) cd(args []field) {
 	var target *field
+	physical := false
 	for i := range args {
 		f := &args[i]
 		if f.dyn || f.glob {
@@ -296,6 +297,7 @@ func (a *analyzer) cd(args []field) {
 			break
 		}
 		if strings.HasPrefix(f.s, "-") && f.s != "-" {
+			physical = physical || strings.Contains(f.s, "P") && !strings.HasPrefix(f.s, "--")
 			continue // -L, -P, -e, -@
 		}
 		target = f
@@ -308,7 +310,9 @@ func (a *analyzer) cd(args []field) {
 		a.st.cwd = ""
 	default:
 		p, ok := a.abs(target.s)
-		if !ok || strings.Contains(p, Dyn) {
+		if !ok || strings.Contains(p, Dyn) || physical && hasDotDot(target.s) {
+			// cd -P resolves symbolic links before "..": where it lands
+			// is on the disk, not in the text.
 			a.st.cwd = ""
 			return
 		}
@@ -438,4 +442,14 @@ func setOptions(args []field) string {
 		}
 	}
 	return ""
+}
+
+// hasDotDot reports a ".." element in p.
+func hasDotDot(p string) bool {
+	for _, e := range strings.Split(p, "/") {
+		if e == ".." {
+			return true
+		}
+	}
+	return false
 }

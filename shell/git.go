@@ -128,7 +128,7 @@ func gitRunsCommand(a []field) bool {
 // gitDanger are git long options that run programs, write files or point
 // git at other repositories. git accepts any unique prefix of a long
 // option, so a word that is a prefix of one of these asks.
-var gitDanger = []string{"output", "output-directory", "ext-diff", "textconv", "exec", "exec-path", "upload-pack",
+var gitDanger = []string{"output", "show-signature", "output-directory", "ext-diff", "textconv", "exec", "exec-path", "upload-pack",
 	"receive-pack", "open-files-in-pager", "config", "config-env", "template", "separate-git-dir", "git-dir",
 	"work-tree", "extcmd", "tool", "strategy", "upload-archive", "remote"}
 
@@ -145,6 +145,9 @@ func (a *analyzer) git(fs []field) (string, string) {
 	for _, f := range args {
 		if f.dyn && !f.glob || f.glob && !safeGlobStart(f.pat) {
 			return "not understood: a word only known at run time in git's arguments (it could be an option)", ""
+		}
+		if strings.Contains(f.s, "%G") {
+			return "", "git's %G format placeholders verify signatures, which runs gpg"
 		}
 	}
 	// git -C DIR: the files git reads are relative to DIR.
@@ -259,6 +262,18 @@ globals:
 			if outside && f.s != "--" && !strings.HasPrefix(f.s, "-") {
 				// Then every path operand is read, inside the tree or not.
 				a.addRead(f, "git diff", true)
+			}
+		}
+	}
+	if sub == "show" || sub == "cat-file" {
+		for _, f := range rest {
+			if f.s == "--batch-all-objects" {
+				return "not understood: git cat-file --batch-all-objects prints every object of the repository", ""
+			}
+			// REV:PATH prints that file as the revision has it: a read of
+			// PATH (a secret committed once is still in history).
+			if _, p, ok := strings.Cut(f.s, ":"); ok && p != "" && !strings.HasPrefix(f.s, "-") {
+				a.addRead(field{s: p}, "git "+sub+" "+f.s, false)
 			}
 		}
 	}

@@ -734,6 +734,16 @@ func appendANSIC(b []byte, v string) []byte {
 				b = append(b, '\\', 'c')
 			}
 		case 'x', 'u', 'U':
+			if e == 'x' && i+1 < len(v) && v[i+1] == '{' {
+				// bash 5.2's \x{HHH...}: not modelled, so not known.
+				b = appendDyn(b)
+				if j := strings.IndexByte(v[i:], '}'); j >= 0 {
+					i += j
+				} else {
+					i = len(v)
+				}
+				continue
+			}
 			max := 2
 			if e == 'u' {
 				max = 4
