@@ -237,7 +237,7 @@ func physical(raw, cwd string) string {
 			}
 			cur = r
 		} else {
-			cur = next
+			cur = danglingTarget(next)
 		}
 	}
 	return cur
@@ -259,6 +259,9 @@ func resolveExisting(abs string) string {
 	for i := 0; i < 64; i++ {
 		if r, err := filepath.EvalSymlinks(dir); err == nil {
 			return filepath.Join(r, rest)
+		}
+		if t := danglingTarget(dir); t != dir {
+			return filepath.Join(t, rest)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -359,4 +362,29 @@ func selfExecutable() string {
 		return r
 	}
 	return exe
+}
+
+// danglingTarget follows p while it is a symbolic link whose target does
+// not exist (EvalSymlinks fails on it), and returns where it leads: open
+// with O_CREAT creates that file, not the link. p itself when it is not a
+// link.
+func danglingTarget(p string) string {
+	for range 40 {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return p
+		}
+		t, err := os.Readlink(p)
+		if err != nil {
+			return p
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p), t)
+		}
+		if r, err := filepath.EvalSymlinks(filepath.Dir(t)); err == nil {
+			t = filepath.Join(r, filepath.Base(t))
+		}
+		p = filepath.Clean(t)
+	}
+	return p
 }

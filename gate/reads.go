@@ -88,7 +88,12 @@ func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 		return
 	}
 	if !s.c.Remote && !s.staleDisk {
-		if files, ok := listMatches(r.Path, r.Recursive, r.FollowLinks, r.SkipHidden); ok {
+		files, ok, why := listMatches(r.Path, r.Recursive, r.FollowLinks, r.SkipHidden)
+		if why != "" {
+			s.uncertain(&pt, "not understood: `"+r.Path+"` "+why)
+			return
+		}
+		if ok {
 			if len(r.Include) > 0 && isDir(r.Path) {
 				// Files named on the command line are read whatever
 				// rg -g says; the filter applies to what a walk finds.
@@ -189,11 +194,14 @@ const maxListed = 20000
 
 // listMatches returns the files on disk that a pathname pattern (or every
 // file below a directory, when recursive) names; ok is false when they
-// cannot be listed (no such directory here, too many entries).
-func listMatches(pattern string, recursive, follow, skipHidden bool) ([]string, bool) {
+// cannot be listed (no such directory here, too many entries). why says
+// the pattern reaches through a symbolic link, where the walk cannot tell
+// what bash (or grep -r, for its operands) would find.
+func listMatches(pattern string, recursive, follow, skipHidden bool) (files []string, ok bool, why string) {
 	if !filepath.IsAbs(pattern) {
-		return nil, false
+		return nil, false, ""
 	}
+	isPattern := strings.ContainsAny(pattern, "*?[")
 	prefix := pattern
 	if i := strings.IndexAny(pattern, "*?[\\"); i >= 0 {
 		prefix = pattern[:i]
@@ -216,7 +224,7 @@ func listMatches(pattern string, recursive, follow, skipHidden bool) ([]string, 
 	// is listed.
 	info, err := os.Stat(prefix) // a symlinked directory is listed too
 	if err != nil {
-		return nil, false
+		return nil, false, ""
 	}
 	if real, err := filepath.EvalSymlinks(prefix); err == nil && real != prefix {
 		// Walk the directory the link leads to: the files are judged where
@@ -226,9 +234,9 @@ func listMatches(pattern string, recursive, follow, skipHidden bool) ([]string, 
 	}
 	if !info.IsDir() {
 		if intersects(toks, literalToks(prefix)) || recursive && prefix == filepath.Clean(pattern) {
-			return []string{prefix}, true
+			return []string{prefix}, true, ""
 		}
-		return nil, true
+		return nil, true, ""
 	}
 	var out []string
 	n := 0
@@ -246,6 +254,11 @@ func listMatches(pattern string, recursive, follow, skipHidden bool) ([]string, 
 				return filepath.SkipDir
 			}
 			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 && isPattern && (recursive || depth >= 0 && strings.Count(p, "/")-base < depth) {
+			// bash globs through a symlinked directory in the middle of
+			// a pattern, and grep -r follows a link its operands name.
+			return errThroughLink
 		}
 		if d.Type()&fs.ModeSymlink != 0 && recursive {
 			if follow {
@@ -270,13 +283,19 @@ func listMatches(pattern string, recursive, follow, skipHidden bool) ([]string, 
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, false
+	if errors.Is(err, errThroughLink) {
+		return nil, false, "reaches through a symbolic link (" + errThroughLink.Error() + ")"
 	}
-	return out, true
+	if err != nil {
+		return nil, false, ""
+	}
+	return out, true, ""
 }
 
-var errTooMany = errors.New("too many entries")
+var (
+	errTooMany     = errors.New("too many entries")
+	errThroughLink = errors.New("where it leads is not listed")
+)
 
 // literalToks tokenizes a literal path.
 func literalToks(p string) []globTok {

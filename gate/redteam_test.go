@@ -32,6 +32,14 @@ func TestRedTeamRound2(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Links planted in the project: a directory link to ~/.kube, and
+	// dangling links to files that do not exist yet (a write creates them).
+	os.MkdirAll(filepath.Join(cwd, "linkdir"), 0o755)
+	if err := os.Symlink(filepath.Join(home, ".kube"), filepath.Join(cwd, "linkdir", "k")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(filepath.Join(home, ".bashrc"), filepath.Join(cwd, "dangling"))
+	os.Symlink(filepath.Join(home, ".claude", "settings.json"), filepath.Join(cwd, "danglingsettings"))
 	// A secret committed by mistake: git grep and git diff read it from
 	// the work tree.
 	gate.GitRun(t, cwd, "add", "-f", "sub/.env")
@@ -215,6 +223,17 @@ func TestRedTeamRound2(t *testing.T) {
 		`git show origin/main:sub/.env`,
 		`git cat-file -p HEAD:sub/.env`,
 		`git cat-file --batch-all-objects --batch`,
+		"echo `echo '`; touch /tmp/pwned #'`",
+		"echo `echo '`; cat sub/.env #'`",
+		`git grep --no-index SECRET -- '*'`,
+		`git grep --untracked SECRET -- ':(glob)**'`,
+		`git grep --no-index SECRET -- '[.]env'`,
+		`head linkdir/*/*`,
+		`cat linkdir/*/config`,
+		`grep -r SECRET linkdir/*`,
+		`echo x > dangling`,
+		`touch dangling`,
+		`echo {} > danglingsettings`,
 	)
 	for _, line := range lines {
 		in, _ := json.Marshal(map[string]string{"command": line})

@@ -305,6 +305,11 @@ globals:
 				continue
 			}
 			paths++
+			if strings.ContainsAny(f.s, "*?[") || strings.HasPrefix(f.s, ":") {
+				// A pathspec: git matches it itself, dot files and all
+				// (`'*'` names .env): the whole tree counts as read.
+				f = field{s: "."}
+			}
 			a.addRead(f, "git "+sub+" --no-index", true)
 		}
 		if paths == 0 {

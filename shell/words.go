@@ -311,6 +311,11 @@ func (r *resolver) subst(b []byte, p syntax.WordPart, f *field) []byte {
 	a := r.a
 	switch p := p.(type) {
 	case *syntax.CmdSubst:
+		if p.Backquotes && strings.ContainsAny(a.source(p), `'"`) {
+			// bash ends `...` at the first unescaped backquote, quotes or
+			// not; the parser honours quotes inside it.
+			a.notUnderstood("quotes inside a `...` substitution")
+		}
 		a.inSubst++
 		a.subshell(func() { a.stmts(p.Stmts) })
 		a.inSubst--
