@@ -77,6 +77,13 @@ func Load() (Settings, error) {
 			os.Unsetenv(k)
 		}
 	}
+	// Token lists are checked first: envconfig's own parse errors quote
+	// the whole value, tokens and all.
+	for _, name := range []string{"API_TOKENS", "ADMIN_TOKENS"} {
+		if err := checkTokenList(Prefix+"_"+name, os.Getenv(Prefix+"_"+name)); err != nil {
+			return Settings{}, err
+		}
+	}
 	var s Settings
 	if err := envconfig.Process(Prefix, &s); err != nil {
 		return s, fmt.Errorf("read %s_* settings: %w", Prefix, err)
@@ -156,13 +163,13 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("%s_LOG_LEVEL %q: want debug, info, warn or error", Prefix, s.LogLevel)
 	}
 	for name, tok := range s.APITokens {
-		if len(tok) < 16 {
-			return fmt.Errorf("%s_API_TOKENS: the token of %q is shorter than 16 characters", Prefix, name)
+		if why := weakToken(tok); why != "" {
+			return fmt.Errorf("%s_API_TOKENS: the token of %q %s", Prefix, name, why)
 		}
 	}
 	for name, tok := range s.AdminTokens {
-		if len(tok) < 16 {
-			return fmt.Errorf("%s_ADMIN_TOKENS: the token of %q is shorter than 16 characters", Prefix, name)
+		if why := weakToken(tok); why != "" {
+			return fmt.Errorf("%s_ADMIN_TOKENS: the token of %q %s", Prefix, name, why)
 		}
 	}
 	if !s.LoopbackListen() && len(s.APITokens) == 0 && len(s.AdminTokens) == 0 {
@@ -213,3 +220,30 @@ func (s Settings) LoopbackListen() bool {
 
 // DBPath is the bbolt file inside the data dir.
 func (s Settings) DBPath() string { return filepath.Join(s.DataDir, "approvalbot.db") }
+
+// weakToken says why tok must not be used: too short, or the placeholder
+// of .env.example.
+func weakToken(tok string) string {
+	switch {
+	case len(tok) < 16:
+		return "is shorter than 16 characters"
+	case strings.HasPrefix(strings.ToLower(tok), "change-me"):
+		return "is the placeholder from .env.example: generate one (openssl rand -hex 32)"
+	}
+	return ""
+}
+
+// checkTokenList checks a name:token,... list before it is parsed, and
+// says where it is wrong without showing any part of it.
+func checkTokenList(name, v string) error {
+	if v == "" {
+		return nil
+	}
+	for i, item := range strings.Split(v, ",") {
+		k, tok, ok := strings.Cut(item, ":")
+		if !ok || strings.TrimSpace(k) == "" || tok == "" {
+			return fmt.Errorf("%s: item %d of the list is not name:token (the value is not shown)", name, i+1)
+		}
+	}
+	return nil
+}
