@@ -34,7 +34,7 @@ func TestRulesReloadSameSizeAndMtime(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := config.Settings{DataDir: filepath.Join(dir, "data"), Rules: rules}
-	stamp := fileStamp(rules) // as serve does, before the load
+	stamp := config.RulesStamp(rules) // as serve does, before the load
 	p, err := loadPolicy(s, "")
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func TestRulesReloadSameSizeAndMtime(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		watchRules(ctx, s, "", g, stamp, time.Millisecond, slog.New(slog.DiscardHandler))
+		config.WatchRules(ctx, s.Rules, func() (*gate.Policy, error) { return loadPolicy(s, "") }, g, stamp, time.Millisecond, slog.New(slog.DiscardHandler))
 	}()
 	defer func() { cancel(); <-done }()
 

@@ -3,8 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -98,23 +96,9 @@ func protectedPaths(s config.Settings, home string) []string {
 	return ps
 }
 
-// loadPolicy reads and compiles the rules: the file in settings, or the
-// embedded defaults.
+// loadPolicy is config.LoadPolicy with this installation's protected paths.
 func loadPolicy(s config.Settings, home string) (*gate.Policy, error) {
-	var spec gate.PolicySpec
-	var err error
-	if s.Rules != "" {
-		spec, err = config.LoadRules(s.Rules, home)
-	} else {
-		spec, err = config.ParseRules("(default rules)", config.DefaultRules(), home)
-	}
-	if err != nil {
-		return nil, err
-	}
-	spec.Protected = append(spec.Protected, protectedPaths(s, home)...)
-	spec.Secrets = append(spec.Secrets, s.DataDir)
-	spec.Home = home
-	return gate.Compile(spec)
+	return config.LoadPolicy(s, home, protectedPaths(s, home))
 }
 
 // printSettings lists every APPROVALBOT_* setting with its default and
@@ -164,8 +148,8 @@ func invert(m map[string]string) map[string]string {
 
 func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) error {
 	home, _ := os.UserHomeDir()
-	// Stamped before the load: an edit from here on is seen by watchRules.
-	rulesStamp := fileStamp(s.Rules)
+	// Stamped before the load: an edit from here on is seen by config.WatchRules.
+	rulesStamp := config.RulesStamp(s.Rules)
 	policy, err := loadPolicy(s, home)
 	if err != nil {
 		return usageError{fmt.Errorf("load rules: %w", err)}
@@ -219,7 +203,7 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 		return fmt.Errorf("start gate: %w", err)
 	}
 	go metrics.Consume(runCtx, g)
-	go watchRules(runCtx, s, home, g, rulesStamp, rulesPollInterval, logger)
+	go config.WatchRules(runCtx, s.Rules, func() (*gate.Policy, error) { return loadPolicy(s, home) }, g, rulesStamp, rulesPollInterval, logger)
 
 	// Handlers see runCtx, so shutdown ends open long-polls at once instead
 	// of waiting for their approvals.
@@ -288,52 +272,4 @@ func rulesName(s config.Settings) string {
 		return "(default rules)"
 	}
 	return s.Rules
-}
-
-// watchRules re-reads the rules file when its content differs from the
-// stamp last (taken before the rules in force were loaded), checked every
-// interval. A broken file keeps the last good rules and says so
-// loudly: log and /healthz.
-func watchRules(ctx context.Context, s config.Settings, home string, g *gate.Gate, last string, interval time.Duration, logger *slog.Logger) {
-	if s.Rules == "" {
-		return
-	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		stamp := fileStamp(s.Rules)
-		if stamp == last {
-			continue
-		}
-		last = stamp
-		p, err := loadPolicy(s, home)
-		if err != nil {
-			msg := fmt.Sprintf("rules file %s is broken; keeping the last good rules: %v", s.Rules, err)
-			logger.Error("RULES NOT RELOADED", "err", msg)
-			g.SetRulesError(msg)
-			continue
-		}
-		g.SetPolicy(p)
-		g.SetRulesError("")
-		logger.Info("rules reloaded", "file", s.Rules)
-	}
-}
-
-// fileStamp identifies a version of a file by its content (SHA-256), so a
-// replacement with the same size and mtime (`cp -p`, `rsync -a`, a symlink
-// swap) is noticed; a rules file is small, and read every poll. A missing
-// or unreadable file has its own stamp so it is noticed (and reported as
-// broken).
-func fileStamp(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "unreadable: " + err.Error()
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }
