@@ -234,6 +234,9 @@ func TestRedTeamRound2(t *testing.T) {
 		`echo x > dangling`,
 		`touch dangling`,
 		`echo {} > danglingsettings`,
+		"cat <<:\n`echo '\n:\ntouch /tmp/pwned\n#'`\n:",
+		`file -z main.go`,
+		`file --uncompress main.go`,
 	)
 	for _, line := range lines {
 		in, _ := json.Marshal(map[string]string{"command": line})

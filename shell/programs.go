@@ -104,7 +104,10 @@ func buildPrograms() map[string]*progSpec {
 	m["grep"].recursive = set("-r", "-R", "--recursive", "--dereference-recursive")
 	d("sed", "-i", "edits files in place (sed -i)", "--in-place", "edits files in place (sed --in-place)",
 		"-f", "runs a sed script from a file", "--file", "runs a sed script from a file")
-	d("file", "-C", "writes a compiled magic file (file -C)", "--compile", "writes a compiled magic file (file --compile)")
+	d("file", "-C", "writes a compiled magic file (file -C)", "--compile", "writes a compiled magic file (file --compile)",
+		"-z", "runs decompressors on the file (file -z)", "-Z", "runs decompressors on the file (file -Z)",
+		"--uncompress", "runs decompressors on the file (file --uncompress)",
+		"--uncompress-noreport", "runs decompressors on the file (file --uncompress-noreport)")
 	m["file"].readOpt = set("-m", "--magic-file")
 	m["file"].listOpt = set("-f", "--files-from")
 
