@@ -141,6 +141,26 @@ func (s *Server) handleVerifyAudit(w http.ResponseWriter, r *http.Request, _ pri
 	return nil
 }
 
+// handleBackup is GET /v1/backup: a consistent copy of the database file,
+// streamed from one read transaction while the daemon goes on. An error
+// after the first byte can only cut the stream short; the CLI checks the
+// copy it receives (page structure and audit chain) before keeping it.
+func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request, p principal) error {
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	n, err := s.svc.Backup(r.Context(), w)
+	if err != nil && n == 0 {
+		w.Header().Del("Content-Type")
+		return err
+	}
+	if err != nil {
+		s.logger.Error("api: backup cut short", "bytes", n, "err", err)
+	} else {
+		s.logger.Info("api: backup sent", "bytes", n, "by", p.name)
+	}
+	return nil
+}
+
 // handleHealth is GET /healthz: 200 when healthy, 503 otherwise, with the
 // gate's Health as JSON either way.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request, _ principal) error {

@@ -392,6 +392,20 @@ func (c *Client) VerifyAudit(ctx context.Context) (int, error) {
 	return body.Entries, nil
 }
 
+// Backup streams a consistent copy of the daemon's database to w.
+func (c *Client) Backup(ctx context.Context, w io.Writer) (int64, error) {
+	resp, err := c.request(ctx, http.MethodGet, "/v1/backup", nil, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(w, resp.Body)
+	if err != nil {
+		return n, fmt.Errorf("%w at %s: GET /v1/backup: read: %v", ErrUnreachable, c.base, err)
+	}
+	return n, nil
+}
+
 // Health returns the daemon's health. An unhealthy daemon (503) is not an
 // error: its Health comes back with OK false.
 func (c *Client) Health(ctx context.Context) (gate.Health, error) {

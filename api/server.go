@@ -93,6 +93,7 @@ func (s *Server) routes() {
 	s.handle("PUT /v1/agents/{agent}/mode", roleAdmin, s.handleSetMode)
 	s.handle("GET /v1/audit", roleAdmin, s.handleAudit)
 	s.handle("GET /v1/audit/verify", roleAdmin, s.handleVerifyAudit)
+	s.handle("GET /v1/backup", roleAdmin, s.handleBackup)
 	s.handle("GET /v1/events", roleAdmin, s.handleEvents)
 	s.handle("GET /healthz", rolePublic, s.handleHealth)
 	s.mux.Handle("GET /metrics", s.metrics.Handler())

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"io"
 
 	"approvalbot/gate"
 )
@@ -44,6 +45,8 @@ type Service interface {
 	Audit(ctx context.Context, after uint64, limit int) ([]gate.AuditEntry, error)
 	// VerifyAudit checks the audit chain and returns its length.
 	VerifyAudit(ctx context.Context) (int, error)
+	// Backup writes a consistent copy of the store to w.
+	Backup(ctx context.Context, w io.Writer) (int64, error)
 }
 
 // EventSource is the part of the gate that streams approval events.

@@ -6,6 +6,7 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -471,6 +472,22 @@ func (g *Gate) VerifyAudit(ctx context.Context) (int, error) {
 	n, err := g.store.VerifyAudit(ctx)
 	if err != nil {
 		return n, fmt.Errorf("verify audit: %w", err)
+	}
+	return n, nil
+}
+
+// Backup writes a consistent copy of the store to w, for stores that can
+// (the bbolt store; not the in-memory one).
+func (g *Gate) Backup(ctx context.Context, w io.Writer) (int64, error) {
+	b, ok := g.store.(interface {
+		Backup(context.Context, io.Writer) (int64, error)
+	})
+	if !ok {
+		return 0, fmt.Errorf("this store cannot be backed up: %w", ErrInvalid)
+	}
+	n, err := b.Backup(ctx, w)
+	if err != nil {
+		return n, fmt.Errorf("back up the store: %w", err)
 	}
 	return n, nil
 }

@@ -19,8 +19,9 @@ const auditPage = 1000
 // runAudit is `approvalbot audit [--verify] [--json] [--after N] [--limit N]
 // [--agent A] [--since D] [--decision D] [--by B]`.
 func runAudit(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "audit", "audit [--verify] [--json] [--after N] [--limit N] [--agent A] [--since 1h|TIME] [--decision allow|deny|STATUS] [--by NAME]")
+	fs := newFlags(e, "audit", "audit [--verify [--db FILE]] [--json] [--after N] [--limit N] [--agent A] [--since 1h|TIME] [--decision allow|deny|STATUS] [--by NAME]")
 	verify := fs.Bool("verify", false, "check the hash chain instead of listing")
+	db := fs.String("db", "", "with --verify: check this database file (a backup copy) directly, read-only, without a daemon")
 	asJSON := fs.Bool("json", false, "print entries as JSON lines")
 	after := fs.Uint64("after", 0, "only entries with a sequence number above N")
 	limit := fs.Int("limit", 0, "at most N entries printed (0: all)")
@@ -43,6 +44,19 @@ func runAudit(ctx context.Context, e *env, args []string) int {
 	if *limit < 0 {
 		fmt.Fprintln(e.stderr, "approvalbot audit: --limit must not be negative")
 		return exitUsage
+	}
+	if *db != "" {
+		if !*verify {
+			fmt.Fprintln(e.stderr, "approvalbot audit: --db goes with --verify")
+			return exitUsage
+		}
+		n, err := verifyCopy(ctx, *db)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "approvalbot audit: %s does NOT verify: %v\n", *db, err)
+			return exitFailure
+		}
+		fmt.Fprintf(e.stdout, "audit chain OK: %d entries (%s)\n", n, *db)
+		return exitOK
 	}
 	c := approverClientFromEnv(e)
 	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
