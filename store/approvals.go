@@ -136,7 +136,7 @@ func (s *Store) CreateApproval(ctx context.Context, a *gate.Approval, audit ...g
 		if err != nil {
 			return err
 		}
-		return appendAllInTx(tx, c.ID, audit)
+		return appendAllInTx(tx, c.ID, audit, s.akey)
 	})
 	if err != nil {
 		return existing, err
@@ -278,7 +278,7 @@ func (s *Store) UpdateApprovalAudit(ctx context.Context, id string, fn func(*gat
 			return err
 		}
 		if e != nil {
-			if err := appendAllInTx(tx, id, []gate.AuditEntry{*e}); err != nil {
+			if err := appendAllInTx(tx, id, []gate.AuditEntry{*e}, s.akey); err != nil {
 				return err
 			}
 		}

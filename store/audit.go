@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -20,8 +21,10 @@ import (
 // meta bucket keeps the last (seq, hash), so deleting entries from the end is
 // detected too.
 //
-// The chain makes edits evident, it does not make them impossible: someone
-// who can write the file can rewrite every hash after an edit. New fields of
+// The chain makes edits evident, it does not make them impossible: without
+// an audit key someone who can write the file can rewrite every hash after
+// an edit. With one (AuditKey, in a file beside the database) entries from
+// the key's From on are HMAC-SHA256 under it, so a rewrite needs the key. New fields of
 // gate.AuditEntry must be omitempty, or entries written before them would no
 // longer verify.
 
@@ -35,14 +38,18 @@ func (e *ChainError) Error() string {
 	return fmt.Sprintf("audit chain broken at seq %d: %s", e.Seq, e.Reason)
 }
 
-// auditHash is the hash of e (with Hash ignored) chained to prev.
-func auditHash(e gate.AuditEntry) (string, []byte, error) {
+// auditHash is the hash of e (with Hash ignored) chained to prev: HMAC
+// under k's secret from k.From on, else plain SHA-256.
+func auditHash(e gate.AuditEntry, k *AuditKey) (string, []byte, error) {
 	e.Hash = ""
 	body, err := json.Marshal(e)
 	if err != nil {
 		return "", nil, err
 	}
 	h := sha256.New()
+	if k != nil && e.Seq >= k.From {
+		h = hmac.New(sha256.New, k.Secret)
+	}
 	h.Write([]byte(e.PrevHash))
 	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil)), body, nil
@@ -54,7 +61,7 @@ func auditHash(e gate.AuditEntry) (string, []byte, error) {
 func (s *Store) AppendAudit(ctx context.Context, e gate.AuditEntry) (gate.AuditEntry, error) {
 	// Batched: the gate audits at-once answers concurrently, and sharing the
 	// commit keeps allowed calls from each waiting for their own fsync.
-	err := s.batch(ctx, "append audit entry", func(tx *bolt.Tx) error { return appendInTx(tx, &e) })
+	err := s.batch(ctx, "append audit entry", func(tx *bolt.Tx) error { return appendInTx(tx, &e, s.akey) })
 	if err != nil {
 		return gate.AuditEntry{}, err
 	}
@@ -63,12 +70,12 @@ func (s *Store) AppendAudit(ctx context.Context, e gate.AuditEntry) (gate.AuditE
 
 // appendAllInTx appends entries in tx (a state change's own transaction),
 // naming approvalID in those that name no approval.
-func appendAllInTx(tx *bolt.Tx, approvalID string, entries []gate.AuditEntry) error {
+func appendAllInTx(tx *bolt.Tx, approvalID string, entries []gate.AuditEntry, k *AuditKey) error {
 	for _, e := range entries {
 		if e.ApprovalID == "" {
 			e.ApprovalID = approvalID
 		}
-		if err := appendInTx(tx, &e); err != nil {
+		if err := appendInTx(tx, &e, k); err != nil {
 			return fmt.Errorf("append audit entry %s: %w", e.Event, err)
 		}
 	}
@@ -76,7 +83,7 @@ func appendAllInTx(tx *bolt.Tx, approvalID string, entries []gate.AuditEntry) er
 }
 
 // appendInTx is AppendAudit's transaction; it sets e to the entry as stored.
-func appendInTx(tx *bolt.Tx, e *gate.AuditEntry) error {
+func appendInTx(tx *bolt.Tx, e *gate.AuditEntry, k *AuditKey) error {
 	b, err := bucket(tx, bucketAudit)
 	if err != nil {
 		return err
@@ -97,7 +104,7 @@ func appendInTx(tx *bolt.Tx, e *gate.AuditEntry) error {
 		}
 		e.PrevHash = string(head[8:])
 	}
-	if e.Hash, _, err = auditHash(*e); err != nil {
+	if e.Hash, _, err = auditHash(*e, k); err != nil {
 		return fmt.Errorf("encode: %w", err)
 	}
 	body, err := json.Marshal(e)
@@ -203,7 +210,7 @@ func (s *Store) VerifyAudit(ctx context.Context) (int, error) {
 			if e.PrevHash != prev {
 				return &ChainError{Seq: seq, Reason: "prev_hash does not match the previous entry's hash"}
 			}
-			h, _, err := auditHash(e)
+			h, _, err := auditHash(e, s.akey)
 			if err != nil {
 				return &ChainError{Seq: seq, Reason: fmt.Sprintf("cannot encode: %v", err)}
 			}
@@ -213,6 +220,11 @@ func (s *Store) VerifyAudit(ctx context.Context) (int, error) {
 			prev = e.Hash
 			want++
 			n++
+		}
+		if s.akey != nil && want < s.akey.From {
+			// The key file says entries up to From-1 existed when it was
+			// made: fewer means some were removed from the end.
+			return &ChainError{Seq: want, Reason: fmt.Sprintf("the chain ends at %d, but %d entries existed when the audit key was made (entries removed)", want-1, s.akey.From-1)}
 		}
 		head := meta.Get(metaAuditHead)
 		switch {

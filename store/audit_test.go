@@ -168,7 +168,7 @@ func TestVerifyAuditDetectsTampering(t *testing.T) {
 			}
 			e.By = "eve"
 			var err error
-			if e.Hash, _, err = auditHash(e); err != nil {
+			if e.Hash, _, err = auditHash(e, nil); err != nil {
 				return err
 			}
 			v, _ := json.Marshal(e)

@@ -71,7 +71,7 @@ func BenchmarkStartup10k(b *testing.B) {
 	seedPending(b, s, 10_000)
 	if err := s.db.Update(func(tx *bolt.Tx) error {
 		for range 20_000 {
-			if err := appendInTx(tx, &gate.AuditEntry{Time: t0, Event: "evaluated", Agent: "claude", Tool: "Bash", Digest: "d"}); err != nil {
+			if err := appendInTx(tx, &gate.AuditEntry{Time: t0, Event: "evaluated", Agent: "claude", Tool: "Bash", Digest: "d"}, nil); err != nil {
 				return err
 			}
 		}

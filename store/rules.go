@@ -46,7 +46,7 @@ func (s *Store) AddRule(ctx context.Context, r gate.AlwaysRule, audit ...gate.Au
 		if err := bySeq.Put(u64(seq), []byte(r.ID)); err != nil {
 			return err
 		}
-		return appendAllInTx(tx, "", audit)
+		return appendAllInTx(tx, "", audit, s.akey)
 	})
 }
 
@@ -132,7 +132,7 @@ func (s *Store) SetMode(ctx context.Context, agent string, m gate.Mode, audit ..
 		if err != nil {
 			return err
 		}
-		return appendAllInTx(tx, "", audit)
+		return appendAllInTx(tx, "", audit, s.akey)
 	})
 }
 

@@ -100,7 +100,8 @@ type Store struct {
 	db       *bolt.DB
 	path     string
 	readOnly bool
-	schema   uint64 // the file's layout version (below SchemaVersion only when read-only)
+	akey     *AuditKey // nil: the audit chain is plain SHA-256
+	schema   uint64    // the file's layout version (below SchemaVersion only when read-only)
 	closeMu  sync.Once
 	closeErr error
 }

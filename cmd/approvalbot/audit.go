@@ -22,6 +22,7 @@ func runAudit(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "audit", "audit [--verify [--db FILE]] [--json] [--after N] [--limit N] [--agent A] [--since 1h|TIME] [--decision allow|deny|STATUS] [--by NAME]")
 	verify := fs.Bool("verify", false, "check the hash chain instead of listing")
 	db := fs.String("db", "", "with --verify: check this database file (a backup copy) directly, read-only, without a daemon")
+	keyFile := fs.String("key", "", "with --db: the audit key file (default: DATA_DIR/audit.key)")
 	asJSON := fs.Bool("json", false, "print entries as JSON lines")
 	after := fs.Uint64("after", 0, "only entries with a sequence number above N")
 	limit := fs.Int("limit", 0, "at most N entries printed (0: all)")
@@ -50,12 +51,16 @@ func runAudit(ctx context.Context, e *env, args []string) int {
 			fmt.Fprintln(e.stderr, "approvalbot audit: --db goes with --verify")
 			return exitUsage
 		}
-		n, err := verifyCopy(ctx, *db)
+		kp := *keyFile
+		if kp == "" {
+			kp = auditKeyPath(e)
+		}
+		n, keyed, err := verifyCopy(ctx, *db, kp)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "approvalbot audit: %s does NOT verify: %v\n", *db, err)
 			return exitFailure
 		}
-		fmt.Fprintf(e.stdout, "audit chain OK: %d entries (%s)\n", n, *db)
+		fmt.Fprintf(e.stdout, "audit chain OK: %d entries (%s, %s)\n", n, *db, keyedNote(keyed))
 		return exitOK
 	}
 	c := approverClientFromEnv(e)

@@ -29,6 +29,12 @@ func TestBackupAndVerifyCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	keyPath := filepath.Join(dir, store.AuditKeyFile)
+	key, err := store.EnsureAuditKey(keyPath, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.UseAuditKey(key)
 	env := gatetest.New(t, gatetest.Options{Store: st, Config: gate.Config{Now: time.Now}})
 	for _, cmd := range []string{"make a", "make b", "make c"} {
 		env.Ask(t, gatetest.Bash(cmd))
@@ -42,13 +48,13 @@ func TestBackupAndVerifyCopy(t *testing.T) {
 	}
 
 	copyPath := filepath.Join(dir, "backup.db")
-	code, out, errOut := run(t, ts.URL, cliAdminToken, "backup", copyPath)
+	code, out, errOut := run(t, ts.URL, cliAdminToken, "backup", "--key", keyPath, copyPath)
 	if code != exitOK || !strings.Contains(out, "audit chain OK") {
 		t.Fatalf("backup: %d %q %q", code, out, errOut)
 	}
-	code, out, errOut = run(t, "http://127.0.0.1:1", "", "audit", "--verify", "--db", copyPath)
-	if code != exitOK || !strings.Contains(out, "audit chain OK") {
-		t.Fatalf("audit --verify --db: %d %q %q", code, out, errOut)
+	code, out, errOut = run(t, "http://127.0.0.1:1", "", "audit", "--verify", "--db", copyPath, "--key", keyPath)
+	if code != exitOK || !strings.Contains(out, "audit chain OK") || !strings.Contains(out, "keyed") || strings.Contains(out, "NOT keyed") {
+		t.Fatalf("audit --verify --db --key: %d %q %q", code, out, errOut)
 	}
 	// An agent token cannot take a copy of everything.
 	if code, _, _ := run(t, ts.URL, "agent-token-0123456789", "backup", filepath.Join(dir, "x.db")); code == exitOK {
@@ -78,7 +84,7 @@ func TestBackupAndVerifyCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, _, errOut = run(t, "http://127.0.0.1:1", "", "audit", "--verify", "--db", copyPath)
+	code, _, errOut = run(t, "http://127.0.0.1:1", "", "audit", "--verify", "--db", copyPath, "--key", keyPath)
 	if code == exitOK || !strings.Contains(errOut, "does NOT verify") {
 		t.Fatalf("an edited copy verified: %d %q", code, errOut)
 	}

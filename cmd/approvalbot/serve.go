@@ -165,6 +165,17 @@ func serve(ctx context.Context, e *env, s config.Settings, logger *slog.Logger) 
 		return err
 	}
 	defer st.Close()
+	// The audit key lives beside the database, not in it; made at the first
+	// start, it keys every entry written from then on.
+	next, err := st.AuditNext(ctx)
+	if err != nil {
+		return err
+	}
+	akey, err := store.EnsureAuditKey(filepath.Join(s.DataDir, store.AuditKeyFile), next)
+	if err != nil {
+		return fmt.Errorf("audit key: %w", err)
+	}
+	st.UseAuditKey(akey)
 
 	g := gate.New(gate.Config{Timeout: s.Timeout, DenyMemory: s.DenyMemory, MaxPending: s.MaxPending,
 		MaxStoredBytes: s.MaxStoredMB << 20, Retention: s.Retention}, policy, st, logger)
