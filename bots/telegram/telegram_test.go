@@ -546,6 +546,8 @@ func TestWebhook(t *testing.T) {
 	if _, err := h.srv.WaitCalls(h.ctx(), "setWebhook", 1); err != nil {
 		t.Fatal("webhook not registered")
 	}
+	// The emulator records a call before it handles it.
+	gatetest.Eventually(t, "setWebhook handled", func() bool { return h.srv.Webhook() != nil })
 	if w := h.srv.Webhook(); w.Get("url") != "https://bot.example/tg" || w.Get("secret_token") != "s3cret" {
 		t.Errorf("setWebhook %v", w)
 	}
