@@ -13,12 +13,12 @@ import (
 )
 
 // runBackup is `approvalbot backup FILE`: a consistent copy of the running
-// daemon's database, written beside FILE, checked (page structure and
-// audit chain) and only then renamed to FILE.
+// daemon's database, written beside FILE, checked (page structure, and the
+// audit chain when the audit key is at hand) and only then renamed to FILE.
 func runBackup(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "backup", "backup [--key FILE] FILE")
-	keyFile := fs.String("key", "", "the audit key file to check the copy's chain with (default: DATA_DIR/audit.key)")
-	pos, code, ok := parseFlags(e, fs, args, 1)
+	flags := newFlags(e, "backup", "backup [--key FILE] FILE")
+	keyFile := flags.String("key", "", "the audit key file to check the copy's chain with (default: DATA_DIR/audit.key)")
+	pos, code, ok := parseFlags(e, flags, args, 1)
 	if !ok {
 		return code
 	}
