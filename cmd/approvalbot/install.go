@@ -472,19 +472,8 @@ func mergeHookGroup(path string, keys []string, matcher string, entry map[string
 				continue
 			}
 			hooks, _ := gm["hooks"].([]any)
-			var kept []any
-			for _, h := range hooks {
-				if hm, ok := h.(map[string]any); ok && ours(hookEntryCommand(hm)) {
-					if !found {
-						kept = append(kept, entry)
-						found = true
-					}
-					continue
-				}
-				kept = append(kept, h)
-			}
 			if hooks != nil {
-				gm["hooks"] = kept
+				gm["hooks"] = replaceOurs(hooks, entry, ours, &found)
 			}
 		}
 		if !found {
@@ -499,22 +488,30 @@ func mergeHookGroup(path string, keys []string, matcher string, entry map[string
 func mergeHookList(path string, keys []string, entry map[string]any, ours func(string) bool, top map[string]any) ([]byte, string, error) {
 	return editHookList(path, keys, top, func(list []any) []any {
 		found := false
-		var kept []any
-		for _, h := range list {
-			if hm, ok := h.(map[string]any); ok && ours(hookEntryCommand(hm)) {
-				if !found {
-					kept = append(kept, entry)
-					found = true
-				}
-				continue
-			}
-			kept = append(kept, h)
-		}
+		kept := replaceOurs(list, entry, ours, &found)
 		if !found {
 			kept = append(kept, entry)
 		}
 		return kept
 	})
+}
+
+// replaceOurs returns hooks with the first approvalbot entry replaced by
+// entry and any further ones dropped; *found is set once entry is placed
+// (and then later lists only drop theirs).
+func replaceOurs(hooks []any, entry map[string]any, ours func(string) bool, found *bool) []any {
+	var kept []any
+	for _, h := range hooks {
+		if hm, ok := h.(map[string]any); ok && ours(hookEntryCommand(hm)) {
+			if !*found {
+				kept = append(kept, entry)
+				*found = true
+			}
+			continue
+		}
+		kept = append(kept, h)
+	}
+	return kept
 }
 
 // foundHook is approvalbot's hook entry as found in a site's file.
