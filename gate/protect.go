@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"approvalbot/shell"
 )
@@ -271,6 +272,19 @@ func resolveExisting(abs string) string {
 		dir = parent
 	}
 	return abs
+}
+
+// hardLinks returns how many names the regular file at abs has (1 when
+// it is not one, or is not there).
+func hardLinks(abs string) uint64 {
+	info, err := os.Stat(abs)
+	if err != nil || !info.Mode().IsRegular() {
+		return 1
+	}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
 }
 
 func isNumber(s string) bool {

@@ -46,6 +46,10 @@ func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 			pt.v.Decision, pt.v.Reason = Deny, why
 			return
 		}
+		if !r.Pattern && !r.Recursive && !s.c.Remote && hardLinks(filepath.Clean(r.Path)) > 1 {
+			s.uncertain(&pt, "not understood: "+r.Path+" has other names (hard links); one may be a file approvalbot protects")
+			return
+		}
 		pt.ref = RuleRef{Layer: LayerDefault, Action: Allow}
 		pt.v.Decision, pt.v.Reason = Allow, "no Read rules: judged by the rules of "+r.By
 		return

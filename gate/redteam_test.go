@@ -49,6 +49,13 @@ func TestRedTeamRound2(t *testing.T) {
 	if err := os.Symlink(home, filepath.Join(cwd, "homelink")); err != nil {
 		t.Fatal(err)
 	}
+	// A second name for a secret: the rules see only the name.
+	if err := os.Link(filepath.Join(cwd, "sub", ".env"), filepath.Join(cwd, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(home, ".kube", "config"), filepath.Join(cwd, "sub", "kube.txt")); err != nil {
+		t.Fatal(err)
+	}
 	p := everydayPolicy(t, home)
 	lines := []string{
 		// assignments that fail in bash
@@ -237,6 +244,11 @@ func TestRedTeamRound2(t *testing.T) {
 		"cat <<:\n`echo '\n:\ntouch /tmp/pwned\n#'`\n:",
 		`file -z main.go`,
 		`file --uncompress main.go`,
+		// round 10
+		`cat notes.txt`,
+		`head -c 100 *.txt`,
+		`grep -r SECRET sub`,
+		`sort notes.txt`,
 	)
 	for _, line := range lines {
 		in, _ := json.Marshal(map[string]string{"command": line})
