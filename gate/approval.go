@@ -80,8 +80,6 @@ type Approval struct {
 	CreatedAt  time.Time    `json:"created_at"`
 	Deadline   time.Time    `json:"deadline"`
 	Messages   []MessageRef `json:"messages,omitempty"`
-	// Restarts counts daemon restarts this approval has waited through.
-	Restarts int `json:"restarts,omitempty"`
 }
 
 // Call returns the tool call the approval is about.

@@ -244,18 +244,14 @@ func (q *notifierQueue) saveRef(ctx context.Context, id string, ref MessageRef) 
 	}
 }
 
-// notify tells every frontend about a pending approval: a new one, or,
-// with a.Restarts set, one that waited through a restart.
+// notify tells every frontend about a new pending approval. (Start
+// pushes the ones that waited through a restart.)
 func (g *Gate) notify(a *Approval) {
-	var restarted time.Time
-	if a.Restarts > 0 {
-		restarted = g.now()
-	}
 	g.mu.Lock()
 	qs := g.notifiers
 	g.mu.Unlock()
 	for _, q := range qs {
-		q.push(a.ID, restarted)
+		q.push(a.ID, time.Time{})
 	}
 }
 

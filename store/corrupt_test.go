@@ -64,7 +64,7 @@ func exercise(s *Store) {
 	_, _ = s.GetValue(ctx, "telegram.offset")
 	_, _ = s.ListAudit(ctx, 0, 0)
 	_, _ = s.VerifyAudit(ctx)
-	_, _ = s.UpdateApproval(ctx, "ap-0004", func(a *gate.Approval) error { a.Restarts++; return nil })
+	_, _ = s.UpdateApproval(ctx, "ap-0004", func(a *gate.Approval) error { a.Reason = "edited"; return nil })
 	_, _ = s.CreateApproval(ctx, newApproval("new", "claude", "new"))
 	_, _ = s.AppendAudit(ctx, gate.AuditEntry{Event: "evaluated"})
 	_, _ = s.DeleteRule(ctx, "r3")

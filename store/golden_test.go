@@ -56,7 +56,6 @@ func TestApprovalGolden(t *testing.T) {
 	}
 	if _, err := st.UpdateApproval(ctx, a.ID, func(a *gate.Approval) error {
 		a.Messages = append(a.Messages, gate.MessageRef{Frontend: "telegram", ChatID: "-100123", MessageID: "42", SentAt: now})
-		a.Restarts = 1
 		return nil
 	}); err != nil {
 		t.Fatal(err)
