@@ -144,6 +144,24 @@ func TestPathToolFailsClosed(t *testing.T) {
 	}
 }
 
+// TestWriteToolAgentCode: a Write of what an agent loads and runs by
+// itself (a subagent whose front matter declares hooks, an MCP server
+// list) is for a person, even under allow-everything and approve_all.
+func TestWriteToolAgentCode(t *testing.T) {
+	p := compile(t, specOf(r("*", "*", gate.Allow)))
+	for _, path := range []string{".claude/agents/a.md", "/home/u/.claude/skills/s/SKILL.md", ".mcp.json", "opencode.jsonc"} {
+		for _, mode := range []gate.Mode{"", gate.ModeApproveAll} {
+			ev := p.Evaluate(pathCall("Write", "file_path", path), gate.Env{Mode: mode})
+			if ev.Decision != gate.Ask || !ev.Uncertain {
+				t.Errorf("Write %s (mode %q): %s uncertain=%v (%s), want an ask only a person answers", path, mode, ev.Decision, ev.Uncertain, ev.Reason)
+			}
+		}
+	}
+	if ev := p.Evaluate(pathCall("Write", "file_path", ".claude/README.md"), gate.Env{}); ev.Decision != gate.Allow {
+		t.Errorf("Write .claude/README.md: %s (%s), want allow", ev.Decision, ev.Reason)
+	}
+}
+
 func TestSearchToolsDefaultToCwd(t *testing.T) {
 	p := compile(t, specOf(r("*", "*", gate.Ask), r("{Grep,Glob}", "./*", gate.Allow)))
 	ev := p.Evaluate(gate.Call{Tool: "Grep", Input: []byte(`{"pattern":"TODO"}`), Cwd: testCwd}, gate.Env{})

@@ -149,6 +149,9 @@ func (p *Policy) protectPath(abs, raw, cwd string, kind ToolKind) (string, Actio
 			if gitInternal(f) {
 				return "writes into git's internals (" + f + ") can make later git commands run programs", Ask
 			}
+			if agentCode(f) {
+				return "writes to " + f + ", which an agent loads as hooks, plugins or MCP servers that run without asking the gate", Ask
+			}
 		}
 	}
 	return "", ""
@@ -311,6 +314,35 @@ func agentSettings(abs string) bool {
 		return true
 	}
 	for _, d := range agentSettingDirs {
+		if strings.HasSuffix(abs, d) || strings.Contains(abs, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// agentCodeDirs and agentCodeFiles hold what agents load and run by
+// themselves, beside their hook settings: subagents and skills (their
+// front matter may declare hooks), hook scripts, plugins, MCP server
+// definitions. Not denied (asking an agent to write a subagent is common);
+// a person decides each write.
+var (
+	agentCodeDirs = []string{
+		"/.claude/agents", "/.claude/skills", "/.claude/commands", "/.claude/hooks", "/.claude/plugins",
+		"/.gemini", "/.opencode", "/.config/opencode", "/.cursor",
+	}
+	agentCodeFiles = []string{"/.claude.json", "/.mcp.json", "/opencode.json", "/opencode.jsonc"}
+)
+
+// agentCode reports a file an agent loads as hooks, plugins or MCP
+// servers (see agentCodeDirs).
+func agentCode(abs string) bool {
+	for _, f := range agentCodeFiles {
+		if strings.HasSuffix(abs, f) {
+			return true
+		}
+	}
+	for _, d := range agentCodeDirs {
 		if strings.HasSuffix(abs, d) || strings.Contains(abs, d+"/") {
 			return true
 		}

@@ -196,6 +196,8 @@ func TestShellSelfProtection(t *testing.T) {
 		{"approvalbot pending", gate.Allow},
 		{"rm -rf /tmp/x", gate.Allow},
 		{"git commit -m 'update .claude/settings.json docs'", gate.Allow},
+		{"echo x > CLAUDE.md", gate.Allow},
+		{"echo x > .claude/notes.md", gate.Allow},
 	}
 	for _, tt := range tests {
 		for _, mode := range []gate.Mode{"", gate.ModeApproveAll} {
@@ -219,6 +221,17 @@ func TestShellSelfProtection(t *testing.T) {
 		{"echo x > .git/hooks/pre-commit", "/work/proj"},
 		{"cd $D && rm rules.jsonc", "/work/proj"},
 		{"cd /tmp; rm -rf x", "/work/proj"},
+		// What agents load and run by themselves: subagents and skills
+		// (hooks in their front matter), hook scripts, plugins, MCP servers.
+		{"echo x > .claude/agents/reviewer.md", "/work/proj"},
+		{"cp /tmp/s.md .claude/skills/fmt/SKILL.md", "/work/proj"},
+		{"echo x > .claude/hooks/format.sh", "/work/proj"},
+		{"echo '{}' > ~/.claude.json", "/work/proj"},
+		{"echo '{}' > .mcp.json", "/work/proj"},
+		{"echo '{}' > opencode.json", "/work/proj"},
+		{"echo x > .opencode/agent/a.md", "/work/proj"},
+		{"echo '{}' > .cursor/mcp.json", "/work/proj"},
+		{"echo x > ~/.gemini/extensions/e/gemini-extension.json", "/work/proj"},
 	} {
 		in, _ := json.Marshal(map[string]string{"command": tt.cmd})
 		for _, mode := range []gate.Mode{"", gate.ModeApproveAll} {
