@@ -24,6 +24,10 @@ func (s *evalState) judgeRead(r *shell.Read) { s.judgeReadAs(r, ReadTool) }
 func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 	pt := part{v: Verdict{Kind: "read", Subject: r.Path}}
 	defer func() { s.parts = append(s.parts, pt) }()
+	if r.History {
+		s.judgeHistory(&pt, r, tool)
+		return
+	}
 	if r.Dynamic || strings.Contains(r.Path, shell.Dyn) {
 		pt.v.Subject = strings.ReplaceAll(r.Path, shell.Dyn, "…")
 		s.uncertain(&pt, "not understood: "+r.By+" reads a file only known at run time")
@@ -558,4 +562,78 @@ func mayCreateFiles(a *shell.Analysis) bool {
 		}
 	}
 	return false
+}
+
+// judgeHistory judges a git command that prints files as committed: every
+// path the repository's history holds counts as read, so a secret
+// committed once and removed keeps the command from being allowed.
+func (s *evalState) judgeHistory(pt *part, r *shell.Read, tool string) {
+	pt.v.Subject = strings.ReplaceAll(r.Path, shell.Dyn, "…") + " (git history)"
+	if r.Dynamic || strings.Contains(r.Path, shell.Dyn) {
+		s.uncertain(pt, "not understood: "+r.By+" prints files from the history of a repository only known at run time")
+		return
+	}
+	if !s.hasRules(tool) {
+		pt.ref = RuleRef{Layer: LayerDefault, Action: Allow}
+		pt.v.Decision, pt.v.Reason = Allow, "no Read rules: judged by the rules of "+r.By
+		return
+	}
+	if s.c.Remote {
+		s.uncertain(pt, "not understood: "+r.By+" prints files from git history, which cannot be checked from here for a call from another machine")
+		return
+	}
+	files := len(r.Revisions) > 0
+	for _, rev := range r.Revisions {
+		p := rev
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(r.Path, p)
+		}
+		if _, err := os.Lstat(p); err != nil {
+			files = false
+		}
+	}
+	if files {
+		pt.ref = RuleRef{Layer: LayerDefault, Action: Allow}
+		pt.v.Decision, pt.v.Reason = Allow, "its operands are files here, not revisions"
+		return
+	}
+	root, ok := workTreeRoot(r.Path)
+	if !ok {
+		if _, found := gitRepo(r.Path); found || !isDir(r.Path) {
+			s.uncertain(pt, "not understood: "+r.By+" prints files from the history of a repository whose objects cannot be read here")
+			return
+		}
+		pt.ref = RuleRef{Layer: LayerDefault, Action: Allow}
+		pt.v.Decision, pt.v.Reason = Allow, "no git repository here: nothing is printed"
+		return
+	}
+	paths, err := s.p.history.paths(filepath.Join(root, ".git"))
+	if err != nil {
+		s.uncertain(pt, "not understood: "+r.By+" prints files from the history of "+root+", which cannot be read here ("+err.Error()+")")
+		return
+	}
+	var firstAllow *RuleRef
+	for _, p := range paths {
+		ps, ok := resolvePath(filepath.Join(root, filepath.FromSlash(p)), s.cwd, s.p.home)
+		if !ok {
+			continue
+		}
+		subj := subject{path: &ps}
+		ref := s.always(tool, &subj, s.judge(tool, &subj))
+		if ref.Action != Allow {
+			pt.ref, pt.v.Decision = RuleRef{Layer: LayerShell, Action: Ask}, Ask
+			pt.v.Reason = "not understood: " + r.By + " may print files as committed, and the history of " + root + " holds " + p + ", which is " + ruleReason(ref)
+			pt.uncertain = true
+			return
+		}
+		if firstAllow == nil {
+			firstAllow = &ref
+		}
+	}
+	pt.ref = RuleRef{Layer: LayerDefault, Action: Allow}
+	if firstAllow != nil {
+		pt.ref = *firstAllow
+	}
+	pt.v.Decision = Allow
+	pt.v.Reason = fmt.Sprintf("every file in the history of %s (%d) is allowed", root, len(paths))
 }

@@ -374,3 +374,51 @@ func TestSearchToolsReadTrees(t *testing.T) {
 		}
 	}
 }
+
+// TestGitHistorySecrets: a .env committed once and then removed is still
+// printed by git show, git log -p and git diff REV; those ask (a person
+// only) in a repository whose history holds a file the Read rules deny,
+// and stay allowed where it holds none, packed or not.
+func TestGitHistorySecrets(t *testing.T) {
+	home, cwd := everydayTree(t)
+	p := everydayPolicy(t, home)
+	gate.GitRun(t, cwd, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "clean")
+	history := []string{"git show", "git show HEAD", "git log -p", "git log -p -3", "git log --patch-with-stat",
+		"git log -S SECRET --oneline", "git log -GSECRET", "git diff HEAD~1", "git diff HEAD~1 HEAD", "git diff main...HEAD",
+		"git diff --cached", "git diff --stag", "git grep SECRET HEAD~1", "git grep -e SECRET HEAD~1",
+		"git stash show -p", "git cat-file -p HEAD~1:", "git whatchanged -p", "git -C . show"}
+	judge := func(line string, mode gate.Mode) gate.Evaluation {
+		in, _ := json.Marshal(map[string]string{"command": line})
+		return p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{Mode: mode})
+	}
+	for _, line := range append(history, "git diff main.go", "git log --oneline", "git log --stat") {
+		if strings.Contains(line, "...") || strings.Contains(line, "stash") || strings.Contains(line, "whatchanged") {
+			continue // asked by the default rules anyway
+		}
+		if ev := judge(line, ""); ev.Decision != gate.Allow {
+			t.Errorf("clean history: %s: %s (%s), want allow", line, ev.Decision, ev.Reason)
+		}
+	}
+	gate.GitRun(t, cwd, "add", "-f", ".env")
+	gate.GitRun(t, cwd, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "oops")
+	gate.GitRun(t, cwd, "rm", "-q", "--cached", ".env")
+	gate.GitRun(t, cwd, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "remove the secret")
+	for _, packed := range []bool{false, true} {
+		if packed {
+			gate.GitRun(t, cwd, "gc", "-q")
+		}
+		for _, line := range history {
+			for _, mode := range []gate.Mode{"", gate.ModeApproveAll} {
+				if ev := judge(line, mode); ev.Decision == gate.Allow || !ev.Uncertain {
+					t.Errorf("packed %v, mode %q: %s: %s uncertain=%v (%s), want an ask only a person answers", packed, mode, line, ev.Decision, ev.Uncertain, ev.Reason)
+				}
+			}
+		}
+		// What prints no committed file stays allowed.
+		for _, line := range []string{"git diff main.go", "git log --oneline", "git log --stat", "git status", "git diff"} {
+			if ev := judge(line, ""); ev.Decision != gate.Allow {
+				t.Errorf("packed %v: %s: %s (%s), want allow", packed, line, ev.Decision, ev.Reason)
+			}
+		}
+	}
+}

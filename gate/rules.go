@@ -62,6 +62,9 @@ type Policy struct {
 	// The policy never changes once compiled, so entries never go stale.
 	byTool  sync.Map // string -> []*rule
 	byToolN atomic.Int32
+
+	// history caches the paths in each repository's history (git show).
+	history historyCache
 }
 
 // maxToolCache bounds byTool: tool names come from agents.

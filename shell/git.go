@@ -163,8 +163,10 @@ globals:
 		case "-C":
 			movedByC = true
 			if i+1 < len(args) {
+				// Relative to the directory so far (-C a -C b is a/b).
+				p, ok := a.abs(args[i+1].s)
 				a.st.cwd = ""
-				if p, ok := a.abs(args[i+1].s); ok {
+				if ok {
 					a.st.cwd = p
 				}
 			}
@@ -264,6 +266,11 @@ globals:
 				a.addRead(f, "git diff", true)
 			}
 		}
+	}
+	if history, revs := gitPrintsHistory(sub, rest); history {
+		a.addRead(field{s: "."}, "git "+sub, false)
+		a.an.Reads[len(a.an.Reads)-1].History = true
+		a.an.Reads[len(a.an.Reads)-1].Revisions = revs
 	}
 	if sub == "show" || sub == "cat-file" {
 		for _, f := range rest {
@@ -378,4 +385,78 @@ func gitFileOption(sub, opt string) bool {
 		return false // their patch operands are judged by their rules
 	}
 	return false
+}
+
+// gitPrintsHistory reports a git command line that may print files as
+// committed, from the object store rather than the work tree: show and
+// cat-file of anything, log with a patch (or a search of the patches,
+// which tells their content one question at a time), diff and grep given a
+// revision or the index, stash show, range-diff.
+func gitPrintsHistory(sub string, rest []field) (history bool, maybeRevs []string) {
+	switch sub {
+	case "show", "cat-file", "range-diff", "diff-tree", "diff-index", "format-patch", "archive", "bundle", "fast-export":
+		return true, nil
+	case "stash":
+		return len(rest) > 0 && rest[0].s == "show", nil
+	case "log", "whatchanged", "reflog":
+		for _, f := range rest {
+			if f.s == "--" {
+				break
+			}
+			s := f.s
+			if strings.HasPrefix(s, "--") {
+				name, _, _ := strings.Cut(s[2:], "=")
+				for _, p := range []string{"patch", "unified", "cc", "word-diff", "color-words", "binary", "full-diff", "pickaxe", "diff-merges", "remerge-diff", "textconv", "function-context"} {
+					if strings.HasPrefix(p, name) || strings.HasPrefix(name, p) {
+						return true, nil
+					}
+				}
+				continue
+			}
+			if len(s) > 1 && s[0] == '-' && strings.ContainsAny(s[1:2], "pucUmSGLW") {
+				return true, nil
+			}
+		}
+		return false, nil
+	case "diff", "grep":
+		// An operand that names no file is a revision; --cached and
+		// --staged read the index.
+		pattern := sub == "grep"
+		for j := 0; j < len(rest); j++ {
+			f := rest[j]
+			if f.s == "--" {
+				break
+			}
+			if strings.HasPrefix(f.s, "--") {
+				name, _, hasVal := strings.Cut(f.s[2:], "=")
+				switch {
+				case name != "" && (strings.HasPrefix("cached", name) || strings.HasPrefix("staged", name) || strings.HasPrefix("merge-base", name)):
+					return true, nil
+				case sub == "grep" && name != "" && (strings.HasPrefix("regexp", name) || name == "file" || name == "fi" || name == "fil"):
+					pattern = false
+					if !hasVal {
+						j++
+					}
+				}
+				continue
+			}
+			if strings.HasPrefix(f.s, "-") && len(f.s) > 1 {
+				if sub == "grep" && strings.ContainsAny(f.s[len(f.s)-1:], "ef") {
+					pattern = false
+					j++ // -e PATTERN, -f FILE
+				}
+				continue
+			}
+			if pattern {
+				pattern = false
+				continue
+			}
+			if f.dyn || f.glob {
+				return true, nil
+			}
+			maybeRevs = append(maybeRevs, f.s)
+		}
+		return len(maybeRevs) > 0, maybeRevs
+	}
+	return false, nil
 }

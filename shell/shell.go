@@ -130,6 +130,14 @@ type Read struct {
 	// Tracked, for a Recursive read, says only the files git tracks are
 	// read, from the work tree (git grep, git diff).
 	Tracked bool
+	// History says files are printed from the git repository whose work
+	// tree holds Path, as committed (`git show COMMIT`, `git log -p`,
+	// `git diff REV`): every file in its history counts as read.
+	History bool
+	// Revisions, for a History read of git diff or git grep, are its
+	// operands that may be revisions or files: when every one is a file
+	// there, nothing is printed from history.
+	Revisions []string
 	// By names the command or redirection that reads, for explanations.
 	By string
 }
