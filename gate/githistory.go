@@ -43,13 +43,24 @@ type historyCache struct {
 
 type historyEntry struct {
 	stamp string
-	paths []string
+	h     *repoHistory
 	err   error
 }
 
-// paths returns every path in the history of the repository at gitDir,
-// sorted, and the index's paths with them.
-func (c *historyCache) paths(gitDir string) ([]string, error) {
+// repoHistory is what a repository's object store holds.
+type repoHistory struct {
+	// paths are every path of every tree, and of the index, sorted.
+	paths []string
+	// unnamed are the blobs no tree names (raw object names): `git show
+	// BLOB` prints one, and nothing says what file it was.
+	unnamed map[string]bool
+	// tagged are objects tag objects point at.
+	tagged  map[string]bool
+	hashLen int
+}
+
+// history returns what the object store of the repository at gitDir holds.
+func (c *historyCache) history(gitDir string) (*repoHistory, error) {
 	stamp, err := objectStoreStamp(gitDir)
 	if err != nil {
 		return nil, err
@@ -57,17 +68,17 @@ func (c *historyCache) paths(gitDir string) ([]string, error) {
 	c.mu.Lock()
 	if e, ok := c.entries[gitDir]; ok && e.stamp == stamp {
 		c.mu.Unlock()
-		return e.paths, e.err
+		return e.h, e.err
 	}
 	c.mu.Unlock()
-	paths, err := readHistoryPaths(gitDir)
+	h, err := readHistory(gitDir)
 	c.mu.Lock()
 	if c.entries == nil || len(c.entries) > 64 {
 		c.entries = map[string]historyEntry{}
 	}
-	c.entries[gitDir] = historyEntry{stamp: stamp, paths: paths, err: err}
+	c.entries[gitDir] = historyEntry{stamp: stamp, h: h, err: err}
 	c.mu.Unlock()
-	return paths, err
+	return h, err
 }
 
 // objectStoreStamp fingerprints what the history is read from: a new
@@ -117,6 +128,8 @@ type objectStore struct {
 	where   map[string]objLoc // object name (raw bytes) → where it is
 	trees   map[string][]byte // tree name → content
 	commits []string          // the root tree of every commit
+	blobs   []string          // every blob
+	tagged  map[string]bool   // what tag objects point at
 	budget  int               // tree bytes still allowed
 }
 
@@ -131,9 +144,10 @@ type pack struct {
 	cache map[int64][]byte // offset → content of trees and commits (delta bases)
 }
 
-// readHistoryPaths returns the sorted, de-duplicated paths of every blob
-// in every tree of the repository at gitDir, and of its index.
-func readHistoryPaths(gitDir string) ([]string, error) {
+// readHistory reads the sorted, de-duplicated paths of every blob in every
+// tree of the repository at gitDir, and of its index, and the blobs no tree
+// names.
+func readHistory(gitDir string) (*repoHistory, error) {
 	hashLen := 20
 	if cfg, err := os.ReadFile(filepath.Join(gitDir, "config")); err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
@@ -147,7 +161,7 @@ func readHistoryPaths(gitDir string) ([]string, error) {
 	if alt, err := os.ReadFile(filepath.Join(objects, "info", "alternates")); err == nil && len(bytes.TrimSpace(alt)) > 0 {
 		return nil, errors.New("its objects are partly in another repository (alternates)")
 	}
-	st := &objectStore{dir: objects, hashLen: hashLen, where: map[string]objLoc{}, trees: map[string][]byte{}, budget: maxTreeBytes}
+	st := &objectStore{dir: objects, hashLen: hashLen, where: map[string]objLoc{}, trees: map[string][]byte{}, tagged: map[string]bool{}, budget: maxTreeBytes}
 	defer st.close()
 	if err := st.index(); err != nil {
 		return nil, err
@@ -156,6 +170,7 @@ func readHistoryPaths(gitDir string) ([]string, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
+	named := map[string]bool{}
 	if idx, ok := readIndex(gitDir); ok {
 		for p := range idx {
 			seen[p] = true
@@ -209,6 +224,7 @@ func readHistoryPaths(gitDir string) ([]string, error) {
 				return true
 			}
 			seen[prefix+name] = true
+			named[sub] = true
 			return true
 		})
 		if err != nil {
@@ -221,12 +237,86 @@ func readHistoryPaths(gitDir string) ([]string, error) {
 			return nil, err
 		}
 	}
-	out := make([]string, 0, len(seen))
+	h := &repoHistory{paths: make([]string, 0, len(seen)), unnamed: map[string]bool{}, tagged: st.tagged, hashLen: hashLen}
 	for p := range seen {
-		out = append(out, p)
+		h.paths = append(h.paths, p)
 	}
-	sort.Strings(out)
-	return out, nil
+	sort.Strings(h.paths)
+	for _, b := range st.blobs {
+		if !named[b] {
+			h.unnamed[b] = true
+		}
+	}
+	return h, nil
+}
+
+// prints reports whether a revision word may print a blob no tree names:
+// an object name (or a prefix of one) of such a blob or of a tag pointing
+// at one, or a ref that leads to one (gitDir's refs are read now, since
+// they change without new objects).
+func (h *repoHistory) printsUnnamed(gitDir, word string) bool {
+	if len(h.unnamed) == 0 {
+		return false
+	}
+	for id := range h.unnamed {
+		x := hex.EncodeToString([]byte(id))
+		if len(word) >= 4 && strings.HasPrefix(x, strings.ToLower(word)) {
+			return true
+		}
+		if h.tagged[id] {
+			return true // a tag object names it: any ref may reach it
+		}
+	}
+	refs, ok := readRefs(gitDir)
+	if !ok {
+		return true
+	}
+	for _, r := range refs {
+		if raw, err := hex.DecodeString(r); err == nil && h.unnamed[string(raw)] {
+			return true
+		}
+	}
+	return false
+}
+
+// readRefs returns the object names of every ref of the repository at
+// gitDir (loose refs and packed-refs); ok is false when they cannot all be
+// read.
+func readRefs(gitDir string) ([]string, bool) {
+	var out []string
+	n := 0
+	err := filepath.WalkDir(filepath.Join(gitDir, "refs"), func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if n++; n > 50_000 {
+			return errHistoryTooLarge
+		}
+		if d.Type().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out = append(out, strings.TrimSpace(string(b)))
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, false
+	}
+	b, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimPrefix(l, "^") // a peeled tag
+		if id, _, ok := strings.Cut(l, " "); ok && !strings.HasPrefix(l, "#") {
+			out = append(out, id)
+		} else if len(l) >= 40 && !strings.HasPrefix(l, "#") {
+			out = append(out, strings.TrimSpace(l))
+		}
+	}
+	return out, true
 }
 
 // walkTree calls fn for each entry of a tree object: its name, whether it
@@ -345,6 +435,18 @@ func (st *objectStore) load() error {
 			return err
 		}
 		switch kind {
+		case objBlob:
+			st.blobs = append(st.blobs, id)
+		case objTag:
+			c, err := st.content(id)
+			if err != nil {
+				return err
+			}
+			if hexID, ok := bytes.CutPrefix(c, []byte("object ")); ok && len(hexID) >= 2*st.hashLen {
+				if raw, err := hex.DecodeString(string(hexID[:2*st.hashLen])); err == nil {
+					st.tagged[string(raw)] = true
+				}
+			}
 		case objTree:
 			if _, err := st.tree(id); err != nil {
 				return err

@@ -120,10 +120,11 @@ func TestHistoryPathsOfRealGit(t *testing.T) {
 					t.Fatal("no tree stored as a delta: the test does not cover deltas")
 				}
 			}
-			got, err := readHistoryPaths(filepath.Join(dir, ".git"))
+			h, err := readHistory(filepath.Join(dir, ".git"))
 			if err != nil {
 				t.Fatal(err)
 			}
+			got := h.paths
 			has := map[string]bool{}
 			for _, p := range got {
 				has[p] = true
@@ -165,16 +166,16 @@ func TestHistoryPathsFailClosed(t *testing.T) {
 		if err := os.WriteFile(packs[0], c, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := readHistoryPaths(filepath.Join(dir, ".git"))
-		if err == nil && !contains(got, "config/.env") {
-			t.Errorf("damaged at %d: no error and the .env is gone (%d paths)", i, len(got))
+		h, err := readHistory(filepath.Join(dir, ".git"))
+		if err == nil && !contains(h.paths, "config/.env") {
+			t.Errorf("damaged at %d: no error and the .env is gone (%d paths)", i, len(h.paths))
 		}
 	}
 	os.WriteFile(packs[0], b, 0o644)
 	alt := filepath.Join(dir, ".git", "objects", "info", "alternates")
 	os.MkdirAll(filepath.Dir(alt), 0o755)
 	os.WriteFile(alt, []byte("/elsewhere/objects\n"), 0o644)
-	if _, err := readHistoryPaths(filepath.Join(dir, ".git")); err == nil {
+	if _, err := readHistory(filepath.Join(dir, ".git")); err == nil {
 		t.Error("alternates: no error")
 	}
 }

@@ -582,7 +582,10 @@ func (s *evalState) judgeHistory(pt *part, r *shell.Read, tool string) {
 		s.uncertain(pt, "not understood: "+r.By+" prints files from git history, which cannot be checked from here for a call from another machine")
 		return
 	}
-	files := len(r.Revisions) > 0
+	// git diff and git grep take operands that name files as paths (the
+	// work tree, judged as tracked reads); git log takes them as the
+	// paths whose history it prints.
+	files := len(r.Revisions) > 0 && (r.By == "git diff" || r.By == "git grep")
 	for _, rev := range r.Revisions {
 		p := rev
 		if !filepath.IsAbs(p) {
@@ -607,13 +610,20 @@ func (s *evalState) judgeHistory(pt *part, r *shell.Read, tool string) {
 		pt.v.Decision, pt.v.Reason = Allow, "no git repository here: nothing is printed"
 		return
 	}
-	paths, err := s.p.history.paths(filepath.Join(root, ".git"))
+	gitDir := filepath.Join(root, ".git")
+	h, err := s.p.history.history(gitDir)
 	if err != nil {
 		s.uncertain(pt, "not understood: "+r.By+" prints files from the history of "+root+", which cannot be read here ("+err.Error()+")")
 		return
 	}
+	for _, rev := range r.Revisions {
+		if h.printsUnnamed(gitDir, rev) {
+			s.uncertain(pt, "not understood: `"+rev+"` may name a blob of "+root+" that no commit or tree names: which file it was cannot be told")
+			return
+		}
+	}
 	var firstAllow *RuleRef
-	for _, p := range paths {
+	for _, p := range h.paths {
 		ps, ok := resolvePath(filepath.Join(root, filepath.FromSlash(p)), s.cwd, s.p.home)
 		if !ok {
 			continue
@@ -635,5 +645,5 @@ func (s *evalState) judgeHistory(pt *part, r *shell.Read, tool string) {
 		pt.ref = *firstAllow
 	}
 	pt.v.Decision = Allow
-	pt.v.Reason = fmt.Sprintf("every file in the history of %s (%d) is allowed", root, len(paths))
+	pt.v.Reason = fmt.Sprintf("every file in the history of %s (%d) is allowed", root, len(h.paths))
 }

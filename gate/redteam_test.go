@@ -3,6 +3,7 @@ package gate_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -420,5 +421,44 @@ func TestGitHistorySecrets(t *testing.T) {
 				t.Errorf("packed %v: %s: %s (%s), want allow", packed, line, ev.Decision, ev.Reason)
 			}
 		}
+	}
+}
+
+// TestGitUnnamedBlob: `git add .env` then `git rm --cached .env` leaves a
+// blob no tree names; git show prints it by its object name, or by a tag
+// that points at it.
+func TestGitUnnamedBlob(t *testing.T) {
+	home, cwd := everydayTree(t)
+	p := everydayPolicy(t, home)
+	gate.GitRun(t, cwd, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "clean")
+	if err := os.WriteFile(filepath.Join(cwd, ".env"), []byte("SECRET=unnamed\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gate.GitRun(t, cwd, "add", "-f", ".env")
+	gate.GitRun(t, cwd, "rm", "-q", "--cached", ".env")
+	out, err := exec.Command("git", "-C", cwd, "hash-object", ".env").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSpace(string(out))
+	judge := func(line string) gate.Evaluation {
+		in, _ := json.Marshal(map[string]string{"command": line})
+		return p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll})
+	}
+	asks := []string{"git show " + id, "git show " + id[:7], "git cat-file -p " + id, "git cat-file blob " + id[:10],
+		"git diff " + id[:8] + " " + id[:8], "git show " + strings.ToUpper(id[:8])}
+	for _, line := range asks {
+		if ev := judge(line); ev.Decision == gate.Allow || !ev.Uncertain {
+			t.Errorf("%s: %s uncertain=%v (%s), want an ask only a person answers", line, ev.Decision, ev.Uncertain, ev.Reason)
+		}
+	}
+	for _, line := range []string{"git show", "git show HEAD", "git log -p"} {
+		if ev := judge(line); ev.Decision != gate.Allow {
+			t.Errorf("%s: %s (%s), want allow", line, ev.Decision, ev.Reason)
+		}
+	}
+	gate.GitRun(t, cwd, "tag", "notes", id)
+	if ev := judge("git show notes"); ev.Decision == gate.Allow {
+		t.Errorf("git show notes (a tag of the blob): allowed (%s)", ev.Reason)
 	}
 }

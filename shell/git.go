@@ -391,72 +391,64 @@ func gitFileOption(sub, opt string) bool {
 // committed, from the object store rather than the work tree: show and
 // cat-file of anything, log with a patch (or a search of the patches,
 // which tells their content one question at a time), diff and grep given a
-// revision or the index, stash show, range-diff.
-func gitPrintsHistory(sub string, rest []field) (history bool, maybeRevs []string) {
-	switch sub {
-	case "show", "cat-file", "range-diff", "diff-tree", "diff-index", "format-patch", "archive", "bundle", "fast-export":
-		return true, nil
-	case "stash":
-		return len(rest) > 0 && rest[0].s == "show", nil
-	case "log", "whatchanged", "reflog":
-		for _, f := range rest {
-			if f.s == "--" {
-				break
-			}
-			s := f.s
-			if strings.HasPrefix(s, "--") {
-				name, _, _ := strings.Cut(s[2:], "=")
+// revision or the index, stash show, range-diff. operands are its words
+// before "--" that may be revisions (or, for diff and grep, files).
+func gitPrintsHistory(sub string, rest []field) (history bool, operands []string) {
+	pattern := sub == "grep"
+	index := false
+	for j := 0; j < len(rest); j++ {
+		f := rest[j]
+		if f.s == "--" {
+			break
+		}
+		if strings.HasPrefix(f.s, "--") {
+			name, _, hasVal := strings.Cut(f.s[2:], "=")
+			switch {
+			case name == "":
+			case strings.HasPrefix("cached", name) || strings.HasPrefix("staged", name) || strings.HasPrefix("merge-base", name):
+				index = true
+			case sub == "grep" && (strings.HasPrefix("regexp", name) || name == "file" || name == "fi" || name == "fil"):
+				pattern = false
+				if !hasVal {
+					j++
+				}
+			case sub == "log" || sub == "whatchanged" || sub == "reflog":
 				for _, p := range []string{"patch", "unified", "cc", "word-diff", "color-words", "binary", "full-diff", "pickaxe", "diff-merges", "remerge-diff", "textconv", "function-context"} {
 					if strings.HasPrefix(p, name) || strings.HasPrefix(name, p) {
-						return true, nil
+						history = true
 					}
 				}
-				continue
 			}
-			if len(s) > 1 && s[0] == '-' && strings.ContainsAny(s[1:2], "pucUmSGLW") {
-				return true, nil
-			}
+			continue
 		}
-		return false, nil
-	case "diff", "grep":
-		// An operand that names no file is a revision; --cached and
-		// --staged read the index.
-		pattern := sub == "grep"
-		for j := 0; j < len(rest); j++ {
-			f := rest[j]
-			if f.s == "--" {
-				break
-			}
-			if strings.HasPrefix(f.s, "--") {
-				name, _, hasVal := strings.Cut(f.s[2:], "=")
-				switch {
-				case name != "" && (strings.HasPrefix("cached", name) || strings.HasPrefix("staged", name) || strings.HasPrefix("merge-base", name)):
-					return true, nil
-				case sub == "grep" && name != "" && (strings.HasPrefix("regexp", name) || name == "file" || name == "fi" || name == "fil"):
-					pattern = false
-					if !hasVal {
-						j++
-					}
-				}
-				continue
-			}
-			if strings.HasPrefix(f.s, "-") && len(f.s) > 1 {
-				if sub == "grep" && strings.ContainsAny(f.s[len(f.s)-1:], "ef") {
-					pattern = false
-					j++ // -e PATTERN, -f FILE
-				}
-				continue
-			}
-			if pattern {
+		if strings.HasPrefix(f.s, "-") && len(f.s) > 1 {
+			switch {
+			case sub == "grep" && strings.ContainsAny(f.s[len(f.s)-1:], "ef"):
 				pattern = false
-				continue
+				j++ // -e PATTERN, -f FILE
+			case (sub == "log" || sub == "whatchanged" || sub == "reflog") && strings.ContainsAny(f.s[1:2], "pucUmSGLW"):
+				history = true
 			}
-			if f.dyn || f.glob {
-				return true, nil
-			}
-			maybeRevs = append(maybeRevs, f.s)
+			continue
 		}
-		return len(maybeRevs) > 0, maybeRevs
+		if pattern {
+			pattern = false
+			continue
+		}
+		if f.dyn || f.glob {
+			index = true // only known at run time: any revision
+		}
+		operands = append(operands, f.s)
+	}
+	switch sub {
+	case "show", "cat-file", "range-diff", "diff-tree", "diff-index", "format-patch", "archive", "bundle", "fast-export":
+		return true, operands
+	case "stash":
+		return len(rest) > 0 && rest[0].s == "show", operands
+	case "log", "whatchanged", "reflog":
+		return history, operands
+	case "diff", "grep":
+		return index || len(operands) > 0, operands
 	}
 	return false, nil
 }
