@@ -420,7 +420,7 @@ func (s *evalState) judgeWrite(w *shell.Write) {
 func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
 	ps, ok := resolvePath(raw, s.cwd, s.p.home)
 	if !ok {
-		s.uncertain(pt, "not understood: cannot resolve the path (relative in an unknown directory, or ~ without a home)")
+		s.uncertain(pt, "not understood: cannot resolve the path (relative in an unknown directory, ~ without a home, or ~user)")
 		return
 	}
 	pt.v.Subject = ps.abs

@@ -124,6 +124,7 @@ func TestPathToolFailsClosed(t *testing.T) {
 		{"relative without cwd", gate.Call{Tool: "Read", Input: []byte(`{"file_path":"a"}`)}},
 		{"relative cwd", gate.Call{Tool: "Read", Input: []byte(`{"file_path":"a"}`), Cwd: "proj"}},
 		{"nul in path", gate.Call{Tool: "Read", Input: []byte(`{"file_path":"/a\u0000b"}`), Cwd: testCwd}},
+		{"another user's home", gate.Call{Tool: "Write", Input: []byte(`{"file_path":"~root/.bashrc"}`), Cwd: testCwd}},
 		{"patch without paths", gate.Call{Tool: "apply_patch", Input: []byte(`{"input":"nothing"}`), Cwd: testCwd}},
 		{"no tool", gate.Call{Input: []byte(`{}`), Cwd: testCwd}},
 		{"name tool with bad input", gate.Call{Tool: "WebFetch", Input: []byte(`nope`)}},

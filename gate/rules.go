@@ -335,7 +335,8 @@ func homeWordLen(s string) int {
 func expandHome(path, home string) (string, bool) {
 	rest, ok := homePrefix(path)
 	if !ok {
-		return path, true
+		// `~user/...`: another user's home, if the tool expands it.
+		return path, !strings.HasPrefix(path, "~")
 	}
 	if home == "" {
 		return "", false
