@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"approvalbot/gate"
@@ -166,7 +165,8 @@ func objectInput(in json.RawMessage) (json.RawMessage, error) {
 }
 
 // readGemini reads a Gemini CLI hook payload. run_shell_command's dir_path
-// (relative to cwd) is where the command runs, so it becomes the call's cwd.
+// (relative to cwd) is where the command runs: the gate reads it from the
+// input, as it reads workdir.
 func readGemini(raw []byte) (payload, error) {
 	var in struct {
 		SessionID     string          `json:"session_id"`
@@ -181,13 +181,6 @@ func readGemini(raw []byte) (payload, error) {
 	p := payload{Event: in.HookEventName, SessionID: in.SessionID, Cwd: in.Cwd, Tool: in.ToolName, Input: in.ToolInput}
 	if p.Event != "" && p.Event != eventGeminiBeforeTool {
 		return p, fmt.Errorf("hook event %q is not supported; configure approvalbot on BeforeTool", clip(p.Event))
-	}
-	if dir, ok := stringField(in.ToolInput, "dir_path"); ok && dir != "" {
-		if filepath.IsAbs(dir) || p.Cwd == "" {
-			p.Cwd = dir
-		} else {
-			p.Cwd = filepath.Join(p.Cwd, dir)
-		}
 	}
 	return p, nil
 }
@@ -276,19 +269,6 @@ func readOpencode(raw []byte) (payload, error) {
 		return payload{}, fmt.Errorf("hook input is not valid JSON: %w", err)
 	}
 	return payload{Event: "tool.execute.before", SessionID: in.SessionID, Cwd: in.Directory, Tool: in.Tool, Input: in.Args, Key: in.CallID}, nil
-}
-
-// stringField returns the string value of key in a JSON object, if it has one.
-func stringField(obj json.RawMessage, key string) (string, bool) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(obj, &m) != nil {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(m[key], &s) != nil {
-		return "", false
-	}
-	return s, true
 }
 
 // normalizePatchInput rewrites Codex's apply_patch input,

@@ -22,7 +22,7 @@ func TestHostHookCalls(t *testing.T) {
 	}{
 		{HostGemini, "gemini_0.61.0_beforetool_shell.json", "9f1c2a7e-5b3d-4e8a-9c21-0d6f4b1e7a33", "run_shell_command", "/home/dev/proj", "",
 			`{"command":"echo x > .env","description":"Write x to .env"}`, ""},
-		{HostGemini, "gemini_0.61.0_beforetool_dir_path.json", "9f1c2a7e-5b3d-4e8a-9c21-0d6f4b1e7a33", "run_shell_command", "/home/dev/proj/sub/pkg", "",
+		{HostGemini, "gemini_0.61.0_beforetool_dir_path.json", "9f1c2a7e-5b3d-4e8a-9c21-0d6f4b1e7a33", "run_shell_command", "/home/dev/proj", "",
 			`{"command":"make test","description":"Run the tests","dir_path":"sub/pkg","is_background":false}`, ""},
 		{HostGemini, "gemini_0.61.0_beforetool_write_file.json", "9f1c2a7e-5b3d-4e8a-9c21-0d6f4b1e7a33", "write_file", "/home/dev/proj", "",
 			`{"file_path":"/home/dev/proj/notes.md","content":"# notes\n"}`, ""},

@@ -232,10 +232,26 @@ func (s *evalState) evalShell() {
 		s.failWhole("the input has no command (a string or an argv array in `command` or `cmd`)")
 		return
 	}
-	wd, present, ok := rawString(in.Workdir)
-	if !ok {
-		s.failWhole("the input's `workdir` is not a string")
-		return
+	// Where the command starts: workdir (Codex, opencode), dir_path or
+	// directory (Gemini CLI). Two that disagree cannot both be right.
+	var wd string
+	present := false
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"workdir", in.Workdir}, {"dir_path", in.DirPath}, {"directory", in.Directory}} {
+		v, here, ok := rawString(f.raw)
+		if !ok {
+			s.failWhole("the input's `" + f.name + "` is not a string")
+			return
+		}
+		if here && present && v != wd {
+			s.failWhole("the input names two different directories to run in")
+			return
+		}
+		if here {
+			wd, present = v, true
+		}
 	}
 	start := s.cwd
 	if present && wd != "" {

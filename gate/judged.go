@@ -12,7 +12,8 @@ type Judged struct {
 	// Command is a shell tool's command line exactly as the shell analysis
 	// read it (an argv array re-quoted, `bash -lc SCRIPT` as SCRIPT).
 	Command string `json:"command,omitempty"`
-	// Workdir is a shell tool's `workdir` field as given.
+	// Workdir is a shell tool's `workdir` (or Gemini's `dir_path`,
+	// `directory`) field as given.
 	Workdir string `json:"workdir,omitempty"`
 	// Paths are a path tool's paths as the rules matched them: every path
 	// field of the input (and every file of a patch), made absolute against
@@ -45,8 +46,10 @@ func judgeInput(k ToolKind, c Call, in toolInput, home string) *Judged {
 		if line, ok := shellCommand(in); ok {
 			j.Command = line
 		}
-		if wd, present, ok := rawString(in.Workdir); present && ok {
-			j.Workdir = wd
+		for _, raw := range []json.RawMessage{in.Workdir, in.DirPath, in.Directory} {
+			if wd, present, ok := rawString(raw); present && ok && j.Workdir == "" {
+				j.Workdir = wd // where it runs, whichever field said it
+			}
 		}
 	case KindRead, KindWrite:
 		j.Paths, _ = inputPaths(in)

@@ -82,6 +82,8 @@ type toolInput struct {
 	Command      json.RawMessage // command
 	Cmd          json.RawMessage // cmd
 	Workdir      json.RawMessage // workdir
+	DirPath      json.RawMessage // dir_path (Gemini CLI)
+	Directory    json.RawMessage // directory (Gemini CLI before dir_path)
 	FilePath     json.RawMessage // file_path
 	Path         json.RawMessage // path
 	NotebookPath json.RawMessage // notebook_path
@@ -111,6 +113,10 @@ func (in *toolInput) field(name []byte) *json.RawMessage {
 		return &in.Cmd
 	case "workdir":
 		return &in.Workdir
+	case "dir_path":
+		return &in.DirPath
+	case "directory":
+		return &in.Directory
 	case "file_path":
 		return &in.FilePath
 	case "path":
@@ -144,7 +150,7 @@ func (in *toolInput) field(name []byte) *json.RawMessage {
 }
 
 // knownFields are the keys toolInput reads, for the case-variant check.
-var knownFields = []string{"command", "cmd", "workdir", "file_path", "path", "notebook_path", "filePath",
+var knownFields = []string{"command", "cmd", "workdir", "dir_path", "directory", "file_path", "path", "notebook_path", "filePath",
 	"absolute_path", "input", "patch", "patchText", "old_string", "new_string", "content", "new_source", "edits", "glob"}
 
 // decodeInput parses a tool input object with exact keys (see scanInput).

@@ -274,6 +274,19 @@ func TestShellInputShapes(t *testing.T) {
 	if ev.Decision != gate.Allow || ev.Commands[1].Subject != "/work/proj/sub/x" {
 		t.Errorf("workdir inside: %s %s", ev.Decision, verdicts(ev))
 	}
+	// Gemini CLI's dir_path (and its older directory) are the same: an
+	// agent's settings written from there are denied; two that disagree ask.
+	for _, in := range []string{`{"command":"echo {} > settings.json","dir_path":".claude"}`,
+		`{"command":"echo {} > settings.json","directory":"/work/proj/.claude"}`} {
+		ev = p.Evaluate(gate.Call{Tool: "run_shell_command", Input: json.RawMessage(in), Cwd: "/work/proj"}, gate.Env{})
+		if ev.Decision != gate.Deny {
+			t.Errorf("%s: %s %s, want deny", in, ev.Decision, verdicts(ev))
+		}
+	}
+	ev = p.Evaluate(gate.Call{Tool: "run_shell_command", Input: json.RawMessage(`{"command":"echo > x","dir_path":"a","workdir":"b"}`), Cwd: "/work/proj"}, gate.Env{})
+	if ev.Decision != gate.Ask {
+		t.Errorf("two directories: %s %s, want ask", ev.Decision, verdicts(ev))
+	}
 	// An argv with shell options other than -c/-lc is judged whole.
 	ev = p.Evaluate(gate.Call{Tool: "Bash", Input: json.RawMessage(`{"command":["bash","-kc","echo hi PS4=x"]}`), Cwd: "/work/proj"}, gate.Env{})
 	if ev.Decision == gate.Allow {
