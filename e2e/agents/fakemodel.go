@@ -17,7 +17,9 @@ import (
 )
 
 // runMarker in the user's prompt tells the fake model which shell command to
-// ask for: APPROVALBOT_E2E_RUN[[command]].
+// ask for: APPROVALBOT_E2E_RUN[[command]]. Several markers are several
+// calls, one after another: the next comes once the previous one's result
+// is in the conversation.
 var runMarker = regexp.MustCompile(`APPROVALBOT_E2E_RUN\[\[(.*?)\]\]`)
 
 // shellTools are the agents' shell tools, in order of preference.
@@ -99,15 +101,27 @@ func (f *FakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // command returns the marker's command in a request body, if any.
-func command(body []byte) (string, bool) {
-	m := runMarker.FindSubmatch(body)
-	if m == nil {
+func command(body []byte, done int) (string, bool) {
+	ms := runMarker.FindAllSubmatch(body, -1)
+	// The prompt may be in the request more than once (a system reminder
+	// repeating it): the markers of its first copy count.
+	seen := map[string]bool{}
+	var cmds [][]byte
+	for _, m := range ms {
+		if seen[string(m[1])] {
+			break
+		}
+		seen[string(m[1])] = true
+		cmds = append(cmds, m[1])
+	}
+	if done >= len(cmds) {
 		return "", false
 	}
+	m := cmds[done]
 	// The marker sits inside a JSON string: undo its escaping.
 	var s string
-	if json.Unmarshal([]byte(`"`+string(m[1])+`"`), &s) != nil {
-		return string(m[1]), true
+	if json.Unmarshal([]byte(`"`+string(m)+`"`), &s) != nil {
+		return string(m), true
 	}
 	return s, true
 }
@@ -206,6 +220,7 @@ func (f *FakeModel) responses(w http.ResponseWriter, body []byte) {
 		}
 	}
 	var result *string
+	results := 0
 	for _, it := range req.Input {
 		var item struct {
 			Type   string          `json:"type"`
@@ -215,20 +230,23 @@ func (f *FakeModel) responses(w http.ResponseWriter, body []byte) {
 		if item.Type == "function_call_output" || item.Type == "custom_tool_call_output" {
 			s := textOf(item.Output)
 			result = &s
+			results++
 		}
 	}
 	var items []map[string]any
-	cmd, hasCmd := command(body)
+	cmd, hasCmd := command(body, results)
 	tool, schema, hasTool := pickTool(offered)
-	switch {
-	case result != nil:
+	if result != nil {
 		f.record(*result)
 		f.logf("  tool result: %.200q", *result)
-		items = append(items, responsesText("Done."))
+	}
+	switch {
 	case hasCmd && hasTool:
 		args := toolArgs(schema, cmd)
 		f.logf("  tool call %s %s", tool, args)
 		items = append(items, map[string]any{"type": "function_call", "id": "fc_" + f.nextID(), "call_id": f.nextID(), "name": tool, "arguments": args, "status": "completed"})
+	case result != nil:
+		items = append(items, responsesText("Done."))
 	default:
 		items = append(items, responsesText("OK."))
 	}
@@ -272,25 +290,29 @@ func (f *FakeModel) chat(w http.ResponseWriter, body []byte) {
 		offered[t.Function.Name] = t.Function.Parameters
 	}
 	var result *string
+	results := 0
 	for _, m := range req.Messages {
 		if m.Role == "tool" {
 			s := textOf(m.Content)
 			result = &s
+			results++
 		}
 	}
-	cmd, hasCmd := command(body)
+	cmd, hasCmd := command(body, results)
 	tool, schema, hasTool := pickTool(offered)
 	var text string
 	var call map[string]any
-	switch {
-	case result != nil:
+	if result != nil {
 		f.record(*result)
 		f.logf("  tool result: %.200q", *result)
-		text = "Done."
+	}
+	switch {
 	case hasCmd && hasTool:
 		args := toolArgs(schema, cmd)
 		f.logf("  tool call %s %s", tool, args)
 		call = map[string]any{"index": 0, "id": f.nextID(), "type": "function", "function": map[string]any{"name": tool, "arguments": args}}
+	case result != nil:
+		text = "Done."
 	default:
 		text = "OK"
 	}
@@ -365,16 +387,21 @@ func (f *FakeModel) gemini(w http.ResponseWriter, body []byte, stream bool) {
 		}
 	}
 	var result *string
-	if n := len(req.Contents); n > 0 {
-		// Only the latest turn counts: earlier runs' results stay in history.
-		for _, part := range req.Contents[n-1].Parts {
-			if part.FunctionResponse != nil {
+	results := 0
+	for i, c := range req.Contents {
+		for _, part := range c.Parts {
+			if part.FunctionResponse == nil {
+				continue
+			}
+			results++
+			if i == len(req.Contents)-1 {
+				// Only the latest turn is a new result.
 				s := textOf(part.FunctionResponse.Response)
 				result = &s
 			}
 		}
 	}
-	cmd, hasCmd := command(body)
+	cmd, hasCmd := command(body, results)
 	tool, schema, hasTool := pickTool(offered)
 	var part map[string]any
 	switch {
@@ -386,15 +413,19 @@ func (f *FakeModel) gemini(w http.ResponseWriter, body []byte, stream bool) {
 		b, _ := json.Marshal(fromSchema(schema))
 		f.logf("  json answer %s", b)
 		part = map[string]any{"text": string(b)}
-	case result != nil:
-		f.record(*result)
-		f.logf("  tool result: %.200q", *result)
-		part = map[string]any{"text": "Done."}
 	case hasCmd && hasTool:
+		if result != nil {
+			f.record(*result)
+			f.logf("  tool result: %.200q", *result)
+		}
 		var args map[string]any
 		_ = json.Unmarshal([]byte(toolArgs(schema, cmd)), &args)
 		f.logf("  tool call %s %v", tool, args)
 		part = map[string]any{"functionCall": map[string]any{"name": tool, "args": args}}
+	case result != nil:
+		f.record(*result)
+		f.logf("  tool result: %.200q", *result)
+		part = map[string]any{"text": "Done."}
 	default:
 		part = map[string]any{"text": "OK."}
 	}

@@ -35,7 +35,7 @@ const hookTimeout = "90s"
 const rules = `{
   "*": "ask",
   "Write": { "*": "ask", "./*": "allow" },
-  "{Bash,bash,shell,Shell,exec_command,shell_command,local_shell,run_shell_command}": { "*": "ask", "touch *": "allow", "mkdir *": "deny" }
+  "{Bash,bash,shell,Shell,exec_command,shell_command,local_shell,run_shell_command}": { "*": "ask", "touch *": "allow", "mkdir *": "deny", "cd *": "allow" }
 }`
 
 var (
@@ -381,4 +381,67 @@ func runAgentSuite(t *testing.T, c agentCase) {
 			t.Fatal("the command ran")
 		}
 	})
+
+	// An agent whose shell keeps its directory between calls must say
+	// where the next call runs: `cd .claude/agents` then `touch x.md`
+	// writes a subagent (which may declare hooks), which only a person
+	// may allow. Either the second call runs where it started (and the
+	// file lands in the work dir), or the gate judges it where it runs
+	// and asks.
+	t.Run("a directory kept between calls is judged", func(t *testing.T) {
+		h := newHarness(t, c.name)
+		argv, env := c.setup(h)
+		agents := filepath.Join(h.work, ".claude", "agents")
+		if err := os.MkdirAll(agents, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r := h.start(context.Background(), argv("Please do this: APPROVALBOT_E2E_RUN[[cd .claude/agents]] and then APPROVALBOT_E2E_RUN[[touch kept-dir.md]]"), env...)
+		if a := h.pendingOrDone(r); a != nil {
+			t.Logf("the agent keeps its directory, and the gate asked: %s", a.Evaluation.Reason)
+			if !strings.Contains(a.Evaluation.Reason, filepath.Join(agents, "kept-dir.md")) {
+				t.Errorf("asked about %q, want the write into %s", a.Evaluation.Reason, agents)
+			}
+			deny := exec.Command(h.bin, "deny", a.ID)
+			deny.Env = append(os.Environ(), "APPROVALBOT_URL="+h.url, "APPROVALBOT_DATA_DIR="+filepath.Join(filepath.Dir(h.home), "data"))
+			if out, err := deny.CombinedOutput(); err != nil {
+				t.Fatalf("approvalbot deny: %v\n%s", err, out)
+			}
+			r.wait(t)
+		}
+		if exists(filepath.Join(agents, "kept-dir.md")) {
+			t.Fatalf("the second call ran in %s, and the gate judged it elsewhere; fake model log:\n%s", agents, h.fake.Log())
+		}
+		if exists(filepath.Join(h.work, "kept-dir.md")) {
+			t.Log("the second call ran in the work dir: the agent does not keep its directory")
+		} else if len(h.fake.ToolResults()) < 2 {
+			t.Fatalf("the agent did not make both calls:\n%s", h.fake.Log())
+		}
+	})
+}
+
+// pendingOrDone waits until this agent asks (the pending approval) or the
+// run ends (nil).
+func (h *harness) pendingOrDone(r *run) *gate.Approval {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	for {
+		list, err := h.client.List(ctx, gate.StatusPending)
+		if err != nil {
+			h.t.Fatalf("list pending: %v", err)
+		}
+		if len(list) > 0 {
+			return list[0]
+		}
+		select {
+		case err := <-r.done:
+			if err != nil {
+				h.t.Logf("agent exited: %v", err)
+			}
+			return nil
+		case <-ctx.Done():
+			h.t.Fatalf("neither an approval nor the end of the run:\n%s", r.out.String())
+		case <-time.After(100 * time.Millisecond): // poll interval, bounded by ctx
+		}
+	}
 }

@@ -30,7 +30,7 @@ const claudeRunTimeout = 60 * time.Second
 const rules = `{
   "*": "ask",
   "Write": { "*": "ask", "./*": "allow" },
-  "Bash": { "*": "ask", "touch *": "allow", "mkdir *": "deny" }
+  "Bash": { "*": "ask", "touch *": "allow", "mkdir *": "deny", "cd *": "allow" }
 }`
 
 // harness is a running daemon, the fake model and a Claude Code settings file.
@@ -236,6 +236,65 @@ func TestClaudeCodeAskedCommandRunsOnlyAfterApproval(t *testing.T) {
 	}
 	if tr := h.lastResult(r.out); tr.IsError {
 		t.Fatalf("tool_result is an error: %q", tr.Content)
+	}
+}
+
+// TestClaudeCodeKeptDirectoryIsJudged: Claude Code's Bash tool keeps its
+// directory between calls. `cd .claude/agents` then `touch kept-dir.md`
+// writes a subagent (which may declare hooks): the second call must be
+// judged where it runs, which only a person may allow, not in the
+// project's root, where the write would be allowed.
+func TestClaudeCodeKeptDirectoryIsJudged(t *testing.T) {
+	h := newHarness(t)
+	agents := filepath.Join(h.work, ".claude", "agents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	type res struct {
+		out string
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		out, err := h.run(context.Background(), "-p", "Please do this: APPROVALBOT_E2E_RUN[[cd .claude/agents]] and then APPROVALBOT_E2E_RUN[[touch kept-dir.md]]", "--output-format", "text")
+		done <- res{out, err}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), claudeRunTimeout)
+	defer cancel()
+	var r *res
+	for r == nil {
+		list, err := h.client.List(ctx, gate.StatusPending)
+		if err != nil {
+			t.Fatalf("list pending: %v", err)
+		}
+		if len(list) > 0 {
+			a := list[0]
+			t.Logf("asked: %s", a.Evaluation.Reason)
+			if !strings.Contains(a.Evaluation.Reason, filepath.Join(agents, "kept-dir.md")) {
+				t.Errorf("asked about %q, want the write into %s", a.Evaluation.Reason, agents)
+			}
+			if _, err := h.client.Deny(ctx, a.ID, "e2e", false, "e2e-tester"); err != nil {
+				t.Fatalf("deny: %v", err)
+			}
+			got := <-done
+			r = &got
+			break
+		}
+		select {
+		case got := <-done:
+			r = &got
+		case <-ctx.Done():
+			t.Fatal("neither an approval nor the end of the run")
+		case <-time.After(100 * time.Millisecond): // poll interval, bounded by ctx
+		}
+	}
+	if exists(filepath.Join(agents, "kept-dir.md")) {
+		t.Fatalf("the second call ran in %s unasked; claude said:\n%s\nfake model log:\n%s", agents, r.out, h.fake.Log())
+	}
+	if exists(filepath.Join(h.work, "kept-dir.md")) {
+		t.Log("the second call ran in the project root: this version does not keep the directory")
+	} else if n := len(h.fake.ToolResults()); n < 2 {
+		t.Fatalf("claude made %d calls, want 2; claude said:\n%s", n, r.out)
 	}
 }
 

@@ -118,8 +118,11 @@ func (f *FakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, t := range req.Tools {
 		hasBash = hasBash || t.Name == "Bash"
 	}
-	var command string
+	// Several markers are several Bash calls, one after another: the next
+	// once the previous one's tool_result is in the conversation.
+	var commands []string
 	var result *ToolResult
+	results := 0
 	for _, m := range req.Messages {
 		for _, b := range blocks(m.Content) {
 			if m.Role != "user" {
@@ -127,32 +130,40 @@ func (f *FakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			if b.Type == "tool_result" {
 				result = &ToolResult{ToolUseID: b.ToolUseID, Content: b.text(), IsError: b.IsError}
+				results++
 			}
-			if mm := runMarker.FindStringSubmatch(b.Text); mm != nil && command == "" {
-				command = mm[1]
+			if mm := runMarker.FindAllStringSubmatch(b.Text, -1); mm != nil && commands == nil {
+				for _, c := range mm {
+					commands = append(commands, c[1])
+				}
 			}
 		}
+	}
+	command := ""
+	if results < len(commands) {
+		command = commands[results]
 	}
 	f.mu.Lock()
 	f.n++
 	id := f.n
-	switch {
-	case result != nil:
+	if result != nil {
 		f.results = append(f.results, *result)
 		f.log = append(f.log, fmt.Sprintf("request %d: tool_result %q error=%v", id, result.Content, result.IsError))
+	}
+	switch {
 	case command != "" && hasBash:
 		f.log = append(f.log, fmt.Sprintf("request %d: tool_use Bash %q", id, command))
-	default:
+	case result == nil:
 		f.log = append(f.log, fmt.Sprintf("request %d: text (tools %d, stream %v)", id, len(req.Tools), req.Stream))
 	}
 	f.mu.Unlock()
 
 	switch {
-	case result != nil:
-		f.answer(w, req, id, textBlock("finished; the tool said: "+result.Content), "end_turn")
 	case command != "" && hasBash:
 		in, _ := json.Marshal(map[string]string{"command": command, "description": "e2e command"})
 		f.answer(w, req, id, toolUseBlock(fmt.Sprintf("toolu_e2e_%03d", id), "Bash", string(in)), "tool_use")
+	case result != nil:
+		f.answer(w, req, id, textBlock("finished; the tool said: "+result.Content), "end_turn")
 	default:
 		f.answer(w, req, id, textBlock("ok"), "end_turn")
 	}
