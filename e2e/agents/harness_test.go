@@ -226,24 +226,11 @@ func exists(p string) bool {
 // waitPending waits for this agent's pending approval.
 func (h *harness) waitPending(r *run) *gate.Approval {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	for {
-		list, err := h.client.List(ctx, gate.StatusPending)
-		if err != nil {
-			h.t.Fatalf("list pending: %v", err)
-		}
-		if len(list) > 0 {
-			return list[0]
-		}
-		select {
-		case err := <-r.done:
-			h.t.Fatalf("the agent ended before asking (%v):\n%s", err, r.out.String())
-		case <-ctx.Done():
-			h.t.Fatalf("no pending approval appeared:\n%s", r.out.String())
-		case <-time.After(100 * time.Millisecond): // poll interval, bounded by ctx
-		}
+	a := h.pendingOrDone(r)
+	if a == nil {
+		h.t.Fatalf("the agent ended before asking:\n%s", r.out.String())
 	}
+	return a
 }
 
 // waitStatus waits until approval id has left pending.
