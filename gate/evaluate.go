@@ -421,6 +421,9 @@ func (s *evalState) judgeCommand(cmd *shell.Command) {
 // judgeWrite judges a redirect write as a write of its target by the Write
 // tool's rules.
 func (s *evalState) judgeWrite(w *shell.Write) {
+	if w.IntoDir != "" && !s.c.Remote && !s.staleDisk && !strings.Contains(w.IntoDir, shell.Dyn) && !isDir(w.IntoDir) {
+		return // cp's destination is not a directory here: DEST/SRC is not written
+	}
 	pt := part{v: Verdict{Kind: "write", Subject: w.Path}}
 	if w.Dynamic || strings.Contains(w.Path, shell.Dyn) {
 		pt.v.Subject = strings.ReplaceAll(w.Path, shell.Dyn, "…")

@@ -543,6 +543,18 @@ var readOnlyGit = map[string]bool{
 // directory walk is then judged by the rules (glob intersection), not by
 // what the disk holds now (`touch ./-r; grep x * .` makes "*" name "-r").
 func mayCreateFiles(a *shell.Analysis) bool {
+	if len(a.Commands) == 1 && len(a.Commands[0].Argv) > 0 && a.Commands[0].Dynamic == "" {
+		// One command writing only its own outputs (cp SRC DST): bash
+		// expanded its words, and it reads its sources, before it writes.
+		prog := filepath.Base(a.Commands[0].Argv[0])
+		own := true
+		for _, w := range a.Writes {
+			own = own && w.Op == prog
+		}
+		if own {
+			return false
+		}
+	}
 	if len(a.Writes) > 0 {
 		return true
 	}

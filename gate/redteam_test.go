@@ -462,3 +462,51 @@ func TestGitUnnamedBlob(t *testing.T) {
 		t.Errorf("git show notes (a tag of the blob): allowed (%s)", ev.Reason)
 	}
 }
+
+// TestCopyMoveLinkUnderAllowRule: a rule (or an Always) allowing cp, mv,
+// ln or install allows the command, not what it reads and writes: a copy,
+// a move or a hard link of a secret gives it a readable name, and the
+// destination is a write the Write rules judge (outside the project,
+// agent settings, git internals).
+func TestCopyMoveLinkUnderAllowRule(t *testing.T) {
+	_, cwd := everydayTree(t)
+	os.MkdirAll(filepath.Join(cwd, ".claude", "agents"), 0o755)
+	p := compile(t, specOf(r("Read", "*", gate.Allow), r("Read", "*.env", gate.Deny),
+		r("Write", "*", gate.Ask), r("Write", "./*", gate.Allow), r("Write", "*.env", gate.Deny),
+		r("Bash", "*", gate.Ask), r("Bash", "cp *", gate.Allow), r("Bash", "mv *", gate.Allow),
+		r("Bash", "ln *", gate.Allow), r("Bash", "install *", gate.Allow)))
+	judge := func(line string) gate.Evaluation {
+		in, _ := json.Marshal(map[string]string{"command": line})
+		return p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{})
+	}
+	for _, tt := range []struct {
+		line string
+		want gate.Action
+	}{
+		{"cp .env notes.txt", gate.Deny},
+		{"cp -t docs .env", gate.Deny},
+		{"cp --target-directory=docs .env", gate.Deny},
+		{"cp -l .env notes.txt", gate.Deny},
+		{"ln .env notes.txt", gate.Deny},
+		{"mv .env notes.txt", gate.Deny},
+		{"install -m 600 .env notes.txt", gate.Deny},
+		{"cp -r . ../copy", gate.Ask},
+		{"cp main.go ~/.bashrc", gate.Ask},
+		{"cp -t ~ main.go", gate.Ask},
+		{"mv main.go ~/.profile", gate.Ask},
+		{"cp main.go .claude/agents", gate.Ask},
+		{"cp main.go .git/hooks/pre-commit", gate.Ask},
+		{"cp main.go docs/notes.md", gate.Allow},
+		{"cp -r gate gate2", gate.Allow},
+		{"mv main.go main2.go", gate.Allow},
+		{"ln -s .env link", gate.Allow}, // a link reads nothing; reading through it is judged where it leads
+		{"install -d build", gate.Allow},
+	} {
+		if ev := judge(tt.line); ev.Decision != tt.want {
+			t.Errorf("%s: %s (%s), want %s", tt.line, ev.Decision, ev.Reason, tt.want)
+		}
+	}
+	if ev := judge("cat link"); ev.Decision == gate.Allow {
+		t.Log("no link yet: fine")
+	}
+}

@@ -46,6 +46,10 @@ od	abcdfilosvx	ANSjt	w	address-radix= endian= format= help output-duplicates rea
 base64	di	w		decode help ignore-garbage version wrap=
 uname	aimnoprsv			all hardware-platform help kernel-name kernel-release kernel-version machine nodename operating-system processor version
 whoami				help version
+cp	HLPRTZabdfilnprsuvx	St		archive attributes-only backup? context? copy-contents dereference force help interactive link no-clobber no-dereference no-preserve= no-target-directory one-file-system parents preserve? recursive reflink? remove-destination sparse= strip-trailing-slashes suffix= symbolic-link target-directory= update verbose version
+mv	TZbfinuv	St		backup? context force help interactive no-clobber no-target-directory strip-trailing-slashes suffix= target-directory= update verbose version
+ln	FLPTbdfinrsv	St		backup? directory force help interactive logical no-dereference no-target-directory physical relative suffix= symbolic target-directory= verbose version
+install	CDTZbcdpsv	Sgmot		backup? compare context? directory group= help mode= no-target-directory owner= preserve-context preserve-timestamps strip strip-program= suffix= target-directory= verbose version
 tee	aip			append help ignore-interrupts output-error? version
 rev	Vh			help version
 expand	i	t		help initial tabs= version

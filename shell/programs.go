@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 	"sync"
 )
@@ -34,6 +35,9 @@ const (
 	opReadWrite                      // [INPUT [OUTPUT]] (uniq)
 	opWrite                          // every operand is a file written (tee, touch)
 	opPatternRead                    // the first operand is a pattern unless -e/-f gave one; the rest are read (grep)
+	opCopy                           // SOURCE... DEST, or -t DIR SOURCE...: sources read, destination written (cp, install)
+	opMove                           // as opCopy, and the sources are removed (mv)
+	opLink                           // as opCopy, but a symbolic link reads nothing (ln)
 )
 
 // inert reports a program none of whose options reads, writes or runs
@@ -78,6 +82,10 @@ func buildPrograms() map[string]*progSpec {
 	m["uniq"].operands = opReadWrite
 	m["tee"].operands = opWrite
 	m["touch"].operands = opWrite
+	m["cp"].operands, m["install"].operands, m["mv"].operands, m["ln"].operands = opCopy, opCopy, opMove, opLink
+	m["cp"].recursive = set("-r", "-R", "--recursive", "-a", "--archive")
+	m["mv"].recursive = set("*") // a directory moved takes its files to the new name
+	d("install", "--strip-program", "runs a program (install --strip-program)")
 	m["grep"].operands = opPatternRead
 	// egrep and fgrep are grep -E and grep -F.
 	m["egrep"], m["fgrep"] = m["grep"], m["grep"]
@@ -390,6 +398,8 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 		for _, f := range operands {
 			a.writeTarget(name, f)
 		}
+	case opCopy, opMove, opLink:
+		a.copyLike(name, p.operands, opts, operands, recursive)
 	case opPatternRead:
 		given := false
 		for _, o := range opts {
@@ -468,4 +478,70 @@ func inertCommand(name string) bool {
 		return true
 	}
 	return false
+}
+
+// copyLike judges cp, install, mv and ln: the files they read (a copy,
+// a move or a hard link gives a file's content another name) and the paths
+// they write: the destination, and for each source the name it takes
+// inside the destination when that is a directory, which the analysis
+// cannot tell.
+func (a *analyzer) copyLike(name string, role operandRole, opts []parsedOpt, operands []field, recursive bool) {
+	var target *field
+	noTarget, symbolic, dirs := false, false, false
+	for _, o := range opts {
+		switch o.name {
+		case "-t", "--target-directory":
+			v := o.val
+			target = &v
+		case "-T", "--no-target-directory":
+			noTarget = true
+		case "-s", "--symbolic", "--symbolic-link":
+			symbolic = name != "install" // install -s strips
+		case "-d", "--directory":
+			dirs = name == "install"
+		}
+	}
+	if dirs {
+		for _, f := range operands {
+			a.writeTarget(name, f) // install -d makes each directory
+		}
+		return
+	}
+	sources := operands
+	var dest field
+	switch {
+	case target != nil:
+		dest = *target
+	case len(operands) >= 2:
+		dest, sources = operands[len(operands)-1], operands[:len(operands)-1]
+	case len(operands) == 1 && role == opLink:
+		dest = field{s: "."} // ln TARGET: a link of that name here
+	default:
+		return // no destination: nothing is copied
+	}
+	for _, src := range sources {
+		if !symbolic {
+			a.addRead(src, name, recursive)
+		}
+		if role == opMove {
+			a.writeTarget(name, src)
+		}
+	}
+	a.writeTarget(name, dest)
+	if noTarget || dest.dyn {
+		return
+	}
+	into, ok := a.abs(dest.s)
+	for _, src := range sources {
+		n := len(a.an.Writes)
+		base := path.Base(strings.TrimRight(src.s, "/"))
+		if src.dyn || base == "/" || base == "." || base == ".." {
+			a.writeTarget(name, field{s: dest.s + "/" + Dyn, dyn: true})
+		} else {
+			a.writeTarget(name, field{s: strings.TrimRight(dest.s, "/") + "/" + base})
+		}
+		if ok && len(a.an.Writes) > n {
+			a.an.Writes[n].IntoDir = into
+		}
+	}
 }

@@ -101,6 +101,9 @@ type Write struct {
 	Op      string // ">", ">>", ">|", "&>", "&>>", "<>"
 	Path    string // the target, absolute when it is known (Dyn for dynamic parts)
 	Dynamic bool   // the target is not static (or relative to an unknown directory)
+	// IntoDir, when set, says the write happens only if IntoDir is a
+	// directory (cp SRC DEST writes DEST/SRC when DEST is one).
+	IntoDir string
 }
 
 // Read is a file the line reads.
