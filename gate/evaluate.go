@@ -276,6 +276,7 @@ func (s *evalState) evalShell() {
 	s.parts = make([]part, 0, len(a.Commands)+len(a.Writes)+len(a.Reads)+len(a.Network))
 	for i := range a.Commands {
 		s.judgeCommand(&a.Commands[i])
+		s.judgeArgsAsReads(&a.Commands[i])
 	}
 	for i := range a.Writes {
 		s.judgeWrite(&a.Writes[i])

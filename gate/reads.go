@@ -659,3 +659,93 @@ func (s *evalState) judgeHistory(pt *part, r *shell.Read, tool string) {
 	pt.v.Decision = Allow
 	pt.v.Reason = fmt.Sprintf("every file in the history of %s (%d) is allowed", root, len(h.paths))
 }
+
+// judgeArgsAsReads: a program the analysis has no table for may read any
+// file named in its arguments (`xxd .env`, `docker compose --env-file
+// .env`, `curl -d @.env`). One the Read rules deny makes the line ask: the
+// rule that allows the program says nothing of what it reads.
+func (s *evalState) judgeArgsAsReads(cmd *shell.Command) {
+	if !cmd.Unmodeled || len(cmd.Argv) < 2 || !s.hasRules(ReadTool) {
+		return
+	}
+	prog := filepath.Base(cmd.Argv[0])
+	denied := func(abs string, ref RuleRef) {
+		pt := part{v: Verdict{Kind: "read", Subject: abs}}
+		s.uncertain(&pt, "not understood: "+prog+" is given "+abs+", which is "+ruleReason(ref)+"; which of its arguments "+prog+" reads is not known")
+		s.parts = append(s.parts, pt)
+	}
+	// In a directory not known (after `cd x;`), a relative name is judged
+	// as if at the root: rules on names still meet it.
+	cwd := cmd.Cwd
+	if cwd == "" {
+		cwd = "/"
+	}
+	for i, pat := range cmd.Patterns {
+		if i == 0 || pat == "" {
+			continue
+		}
+		if !filepath.IsAbs(pat) {
+			pat = "/" + pat
+		}
+		// Judged as a read of the pattern (the files it names now, or the
+		// rules it may meet); only a denial counts here.
+		mark := len(s.parts)
+		s.judgeReadAs(&shell.Read{Path: pat, Pattern: true, By: prog}, ReadTool)
+		pt := s.parts[mark]
+		s.parts = s.parts[:mark]
+		if pt.v.Decision != Allow && strings.Contains(pt.v.Reason, "denie") {
+			pt.v.Reason = "not understood: " + prog + " is given `" + pat + "`: " + pt.v.Reason
+			pt.ref, pt.v.Decision, pt.uncertain = RuleRef{Layer: LayerShell, Action: Ask}, Ask, true
+			s.parts = append(s.parts, pt)
+			return
+		}
+	}
+	for _, w := range cmd.Argv[1:] {
+		for _, c := range argPaths(w) {
+			if c == "" || strings.Contains(c, shell.Dyn) {
+				continue
+			}
+			ps, ok := resolvePath(c, cwd, s.p.home)
+			if !ok {
+				continue
+			}
+			subj := subject{path: &ps}
+			if ref := s.always(ReadTool, &subj, s.judge(ReadTool, &subj)); ref.Action == Deny {
+				denied(ps.abs, ref)
+				return
+			}
+			// Through a symlink: the file it leads to.
+			if real := physical(ps.abs, cmd.Cwd); real != "" && real != ps.abs {
+				if rps, ok := resolvePath(real, cmd.Cwd, s.p.home); ok {
+					rsubj := subject{path: &rps}
+					if ref := s.always(ReadTool, &rsubj, s.judge(ReadTool, &rsubj)); ref.Action == Deny {
+						denied(ps.abs+" (as "+real+")", ref)
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+// argPaths returns the paths an argument may name: itself unless it is an
+// option, the value after "=" (--env-file=F, if=F), after a leading "@"
+// (curl -d @F) and either side of a ":" (docker -v F:/app/F).
+func argPaths(w string) []string {
+	var out []string
+	if !strings.HasPrefix(w, "-") {
+		out = append(out, w)
+	}
+	if _, v, ok := strings.Cut(w, "="); ok {
+		out = append(out, v)
+	}
+	for _, c := range append([]string(nil), out...) {
+		if rest, ok := strings.CutPrefix(c, "@"); ok {
+			out = append(out, rest)
+		}
+		if a, b, ok := strings.Cut(c, ":"); ok {
+			out = append(out, a, b)
+		}
+	}
+	return out
+}

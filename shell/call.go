@@ -163,6 +163,18 @@ func (a *analyzer) external(fs []field, source, envHazard string, in stdinKind, 
 	dynamic = wdyn
 	if !isWrapper || name == "find" {
 		d, h, known := a.program(name, fs)
+		if !known && !isWrapper && !inertCommand(name) {
+			c := &a.an.Commands[idx]
+			c.Unmodeled = true
+			for i, f := range fs {
+				if f.glob && f.pat != "" {
+					if c.Patterns == nil {
+						c.Patterns = make([]string, len(fs))
+					}
+					c.Patterns[i], _ = a.abs(f.pat) // relative when the directory is not known
+				}
+			}
+		}
 		if dynamic == "" {
 			dynamic = d
 		}

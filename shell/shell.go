@@ -88,6 +88,13 @@ type Command struct {
 	// rule for its text suggests (find -delete, sed -i, ...): it turns an
 	// allow into an ask that no rule, Always rule or mode can lift.
 	Hazard string
+	// Unmodeled says the analysis has no table for the program: which of
+	// its arguments it reads as files is not known.
+	Unmodeled bool
+	// Patterns holds, for an Unmodeled command, the pathname pattern of
+	// each word of Argv that is one (absolute when the directory is
+	// known), "" for the others; nil when none.
+	Patterns []string
 	// Wrapper names the wrapper this command was unwrapped from (sudo, env,
 	// bash -c, find -exec, ...), empty at top level.
 	Wrapper string
