@@ -61,6 +61,9 @@ func (p *Policy) protectCommand(cmd *shell.Command, cwd string) (string, Action)
 	}
 	name := filepath.Base(cmd.Argv[0])
 	args := cmd.Argv[1:]
+	if why := selfDecision(cmd.Argv, cwd); why != "" {
+		return why, Deny
+	}
 	effect, ok := writerCommands[name]
 	if !ok {
 		return "", ""
@@ -433,4 +436,55 @@ func danglingTarget(p string) string {
 		p = filepath.Clean(t)
 	}
 	return p
+}
+
+// selfDecision says why an approvalbot command line decides for a person:
+// approving, denying, changing modes or Always rules, answering prompts
+// (watch, a web sign-in link), taking the database (backup), rewriting an
+// agent's hook (install) or running another daemon. The CLI reads the
+// approver credential itself, so an agent running it would answer its
+// own prompts. Reading commands (pending, audit, check, doctor) stay
+// with the rules.
+func selfDecision(argv []string, cwd string) string {
+	name := filepath.Base(argv[0])
+	if name != "approvalbot" {
+		exe := argv[0]
+		if !strings.Contains(exe, "/") || strings.Contains(exe, shell.Dyn) {
+			return ""
+		}
+		if !filepath.IsAbs(exe) && cwd != "" {
+			exe = filepath.Join(cwd, exe)
+		}
+		self := selfExecutable()
+		if r, err := filepath.EvalSymlinks(exe); err != nil || self == "" || r != self {
+			return ""
+		}
+	}
+	if len(argv) < 2 {
+		return ""
+	}
+	sub := argv[1] // the CLI takes its subcommand first
+	words := []string{sub}
+	for _, a := range argv[2:] {
+		if !strings.HasPrefix(a, "-") {
+			words = append(words, a)
+		}
+	}
+	decides := false
+	switch sub {
+	case "approve", "deny", "watch", "backup", "ui-link", "install", "serve":
+		decides = true
+	case "rules":
+		decides = len(words) > 1 && words[1] != "list" && words[1] != "ls" && words[1] != "lint" && words[1] != "help"
+	case "mode":
+		decides = len(words) > 2 // mode AGENT VALUE sets it
+	case "suggest":
+		for _, a := range argv[1:] {
+			decides = decides || strings.HasPrefix(strings.TrimLeft(a, "-"), "apply") && strings.HasPrefix(a, "-")
+		}
+	}
+	if !decides {
+		return ""
+	}
+	return "approvalbot " + sub + " decides for a person (it uses the approver credential itself): an agent may not run it"
 }
