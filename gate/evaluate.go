@@ -548,6 +548,61 @@ func (s *evalState) evalName() {
 		ref:        ref,
 		alwaysTool: s.c.Tool, alwaysPattern: "*", fixable: true,
 	}}
+	s.judgeInputPaths()
+}
+
+// judgeInputPaths: a tool judged by its name (an MCP file server's
+// read_file, Gemini's read_many_files) may read the files its input names
+// under path-like keys. One the Read rules deny makes the call ask a
+// person: a rule or an Always for the tool's name says nothing of it.
+func (s *evalState) judgeInputPaths() {
+	if !s.hasRules(ReadTool) {
+		return
+	}
+	var in any
+	if json.Unmarshal(s.c.Input, &in) != nil {
+		return
+	}
+	cwd := s.cwd
+	if cwd == "" {
+		cwd = "/"
+	}
+	for _, p := range inputPathValues(in, false, 0) {
+		if what, ref, ok := s.readDenied(strings.TrimPrefix(p, "file://"), cwd); ok {
+			pt := part{v: Verdict{Kind: "read", Subject: what}}
+			s.uncertain(&pt, "not understood: "+s.c.Tool+" is given "+what+", which is "+ruleReason(ref))
+			s.parts = append(s.parts, pt)
+			return
+		}
+	}
+}
+
+// inputPathValues returns the strings of a decoded JSON input found under
+// keys that name files (path, file, dir, uri, url, any case, nested up to
+// a few levels), file:// URLs included.
+func inputPathValues(v any, pathKey bool, depth int) []string {
+	if depth > 6 {
+		return nil
+	}
+	var out []string
+	switch x := v.(type) {
+	case string:
+		if pathKey || strings.HasPrefix(x, "file://") {
+			out = append(out, x)
+		}
+	case []any:
+		for _, e := range x {
+			out = append(out, inputPathValues(e, pathKey, depth+1)...)
+		}
+	case map[string]any:
+		for k, e := range x {
+			lk := strings.ToLower(k)
+			isPath := strings.Contains(lk, "path") || strings.Contains(lk, "file") || strings.Contains(lk, "dir") ||
+				strings.Contains(lk, "uri") || strings.Contains(lk, "url")
+			out = append(out, inputPathValues(e, isPath, depth+1)...)
+		}
+	}
+	return out
 }
 
 // finish combines the parts: any deny denies; else a whole-call problem or

@@ -705,24 +705,9 @@ func (s *evalState) judgeArgsAsReads(cmd *shell.Command) {
 			if c == "" || strings.Contains(c, shell.Dyn) {
 				continue
 			}
-			ps, ok := resolvePath(c, cwd, s.p.home)
-			if !ok {
-				continue
-			}
-			subj := subject{path: &ps}
-			if ref := s.always(ReadTool, &subj, s.judge(ReadTool, &subj)); ref.Action == Deny {
-				denied(ps.abs, ref)
+			if what, ref, ok := s.readDenied(c, cwd); ok {
+				denied(what, ref)
 				return
-			}
-			// Through a symlink: the file it leads to.
-			if real := physical(ps.abs, cmd.Cwd); real != "" && real != ps.abs {
-				if rps, ok := resolvePath(real, cmd.Cwd, s.p.home); ok {
-					rsubj := subject{path: &rps}
-					if ref := s.always(ReadTool, &rsubj, s.judge(ReadTool, &rsubj)); ref.Action == Deny {
-						denied(ps.abs+" (as "+real+")", ref)
-						return
-					}
-				}
 			}
 		}
 	}
@@ -748,4 +733,26 @@ func argPaths(w string) []string {
 		}
 	}
 	return out
+}
+
+// readDenied judges a path by the Read rules, and the file a symlink along
+// it leads to; ok when either is denied, with what was denied.
+func (s *evalState) readDenied(raw, cwd string) (string, RuleRef, bool) {
+	ps, ok := resolvePath(raw, cwd, s.p.home)
+	if !ok {
+		return "", RuleRef{}, false
+	}
+	subj := subject{path: &ps}
+	if ref := s.always(ReadTool, &subj, s.judge(ReadTool, &subj)); ref.Action == Deny {
+		return ps.abs, ref, true
+	}
+	if real := physical(ps.abs, cwd); real != "" && real != ps.abs {
+		if rps, ok := resolvePath(real, cwd, s.p.home); ok {
+			rsubj := subject{path: &rps}
+			if ref := s.always(ReadTool, &rsubj, s.judge(ReadTool, &rsubj)); ref.Action == Deny {
+				return ps.abs + " (as " + real + ")", ref, true
+			}
+		}
+	}
+	return "", RuleRef{}, false
 }

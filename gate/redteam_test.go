@@ -541,3 +541,34 @@ func TestUnmodeledProgramsGivenSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestNameToolsGivenSecrets: a tool judged by its name (an MCP file
+// server, Gemini's read_many_files) allowed by a rule or an Always still
+// asks when its input names a file the Read rules deny.
+func TestNameToolsGivenSecrets(t *testing.T) {
+	_, cwd := everydayTree(t)
+	if err := os.Symlink(".env", filepath.Join(cwd, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	p := compile(t, specOf(r("Read", "*", gate.Allow), r("Read", "*.env", gate.Deny),
+		r("mcp__fs__*", "*", gate.Allow), r("read_many_files", "*", gate.Allow)))
+	for _, tt := range []struct {
+		tool, input string
+		want        gate.Action
+	}{
+		{"mcp__fs__read_file", `{"path":".env"}`, gate.Ask},
+		{"mcp__fs__read_file", `{"path":"notes.txt"}`, gate.Ask},
+		{"mcp__fs__read_multiple_files", `{"paths":["main.go",".env"]}`, gate.Ask},
+		{"mcp__fs__read_resource", `{"uri":"file://` + cwd + `/.env"}`, gate.Ask},
+		{"read_many_files", `{"args":{"filePath":"gate/../.env"}}`, gate.Ask},
+		{"mcp__fs__read_file", `{"path":"main.go"}`, gate.Allow},
+		{"mcp__fs__search", `{"query":"what is in .env"}`, gate.Allow},
+	} {
+		for _, mode := range []gate.Mode{"", gate.ModeApproveAll} {
+			ev := p.Evaluate(gate.Call{Tool: tt.tool, Input: json.RawMessage(tt.input), Cwd: cwd}, gate.Env{Mode: mode})
+			if ev.Decision != tt.want || tt.want == gate.Ask && !ev.Uncertain {
+				t.Errorf("%s %s (mode %q): %s uncertain=%v (%s), want %s", tt.tool, tt.input, mode, ev.Decision, ev.Uncertain, ev.Reason, tt.want)
+			}
+		}
+	}
+}
