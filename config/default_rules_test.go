@@ -86,10 +86,10 @@ func TestDefaultRules(t *testing.T) {
 		{"dd if=/dev/zero of=/dev/sda bs=1M", gate.Deny},
 		{"chmod -R 777 /", gate.Deny},
 		{"echo x > /dev/sda", gate.Deny},
-		// Self-approval is denied by the builtin layer.
-		// Deciding needs the approver credential, which an agent cannot
-		// read (the data dir is a built-in deny); the command itself asks.
-		{"approvalbot approve 01H", gate.Ask},
+		// Self-approval is denied by the builtin layer: the CLI would read
+		// the approver credential itself.
+		{"approvalbot approve 01H", gate.Deny},
+		{"approvalbot pending", gate.Ask},
 	}
 	for _, tt := range shellCases {
 		in, _ := json.Marshal(map[string]string{"command": tt.cmd})
