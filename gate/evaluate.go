@@ -486,10 +486,11 @@ func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
 	pt.ref = ref
 	pt.v.Decision, pt.v.Reason = ref.Action, reason
 	pt.alwaysTool, pt.alwaysPattern, pt.fixable = tool, glob.QuoteMeta(ps.abs), true
-	if kind == KindRead && ref.Action == Allow && !s.c.Remote {
+	if ref.Action == Allow && !s.c.Remote {
 		if n := hardLinks(ps.abs); n > 1 {
 			// The rules judge names; a file with another name may be a
-			// protected one (`ln .env notes.txt`), which no walk finds.
+			// protected one (`ln .env notes.txt`, or an agent's settings
+			// linked into the project), which no walk finds.
 			s.uncertain(pt, fmt.Sprintf("not understood: %s has %d names (hard links); another may be a file the rules protect", ps.abs, n))
 			pt.fixable = false
 		}

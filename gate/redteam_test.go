@@ -572,3 +572,28 @@ func TestNameToolsGivenSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteThroughHardLink: an agent's settings hard-linked into the
+// project (`ln ~/.claude/settings.json s.json`, which a rule for ln may
+// allow) would be rewritten by an allowed write to s.json.
+func TestWriteThroughHardLink(t *testing.T) {
+	home, cwd := everydayTree(t)
+	p := everydayPolicy(t, home)
+	settings := filepath.Join(home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	if err := os.WriteFile(settings, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(settings, filepath.Join(cwd, "s.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []gate.Call{
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo '{}' > s.json"}`), Cwd: cwd},
+		{Tool: "Write", Input: json.RawMessage(`{"file_path":"s.json","content":"{}"}`), Cwd: cwd},
+		{Tool: "Edit", Input: json.RawMessage(`{"file_path":"` + cwd + `/s.json","old_string":"{}","new_string":"[]"}`), Cwd: cwd},
+	} {
+		if ev := p.Evaluate(c, gate.Env{Mode: gate.ModeApproveAll}); ev.Decision == gate.Allow || !ev.Uncertain {
+			t.Errorf("%s %s: %s uncertain=%v (%s), want an ask only a person answers", c.Tool, c.Input, ev.Decision, ev.Uncertain, ev.Reason)
+		}
+	}
+}
