@@ -709,6 +709,16 @@ func (s *evalState) judgeArgsAsReads(cmd *shell.Command) {
 				denied(what, ref)
 				return
 			}
+			// It may write it too (curl -o, go build -o, gzip): the
+			// paths no agent may write are for a person.
+			if ps, ok := resolvePath(c, cwd, s.p.home); ok {
+				if why, _ := s.p.protectPath(ps.abs, ps.raw, cmd.Cwd, KindWrite); why != "" && !strings.HasPrefix(why, "not understood") {
+					pt := part{v: Verdict{Kind: "write", Subject: ps.abs}}
+					s.uncertain(&pt, "not understood: "+prog+" is given "+ps.abs+", which it may write: "+why)
+					s.parts = append(s.parts, pt)
+					return
+				}
+			}
 		}
 	}
 }
