@@ -600,3 +600,39 @@ func TestWriteThroughHardLink(t *testing.T) {
 		}
 	}
 }
+
+// TestGitAddAndPatchesUnderAllowRule: under a rule (or an Always) for
+// `git add *`, `patch *` or `git apply *`, adding a secret to the object
+// store (from where a push sends it) is a read of it, and a patch, whose
+// files are named inside it (.claude/settings.json, a hook), is for a
+// person.
+func TestGitAddAndPatchesUnderAllowRule(t *testing.T) {
+	_, cwd := everydayTree(t)
+	p := compile(t, specOf(r("Read", "*", gate.Allow), r("Read", "*.env", gate.Deny),
+		r("Write", "*", gate.Ask), r("Write", "./*", gate.Allow),
+		r("Bash", "*", gate.Ask), r("Bash", "git *", gate.Allow), r("Bash", "patch *", gate.Allow)))
+	for _, tt := range []struct {
+		line string
+		want gate.Action
+	}{
+		{"git add .env", gate.Deny},
+		{"git add -- .env", gate.Deny},
+		{"git stage .env", gate.Deny},
+		{"git hash-object -w .env", gate.Deny},
+		{"git add -f .env", gate.Ask},
+		{"git add --force .", gate.Ask},
+		{"git apply fix.patch", gate.Ask},
+		{"git am fix.mbox", gate.Ask},
+		{"patch -p1 < fix.patch", gate.Ask},
+		{"patch -p1 -i fix.patch", gate.Ask},
+		{"git add main.go", gate.Allow},
+		{"git add .", gate.Allow},
+		{"git apply --check fix.patch", gate.Allow},
+	} {
+		in, _ := json.Marshal(map[string]string{"command": tt.line})
+		ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll})
+		if ev.Decision != tt.want || tt.want == gate.Ask && !ev.Uncertain {
+			t.Errorf("%s: %s uncertain=%v (%s), want %s", tt.line, ev.Decision, ev.Uncertain, ev.Reason, tt.want)
+		}
+	}
+}

@@ -267,6 +267,48 @@ globals:
 			}
 		}
 	}
+	switch sub {
+	case "apply", "am":
+		// The files a patch writes are named inside it, which the analysis
+		// does not read (.claude/settings.json, a hook script ...).
+		check := false
+		for _, f := range rest {
+			switch f.s {
+			case "--check", "--stat", "--numstat", "--summary":
+				check = true
+			case "--apply":
+				check = false
+			}
+		}
+		if !check || sub == "am" {
+			return "not understood: git " + sub + " writes the files named inside its patch, which the analysis does not read", ""
+		}
+	case "add", "stage", "hash-object", "update-index":
+		// Each file named is read into the object store, from where a
+		// push or a show sends it on: a file the Read rules deny is not
+		// added. With -f, ignored files too, below each directory.
+		force := false
+		for _, f := range rest {
+			if f.s == "--" {
+				break
+			}
+			if f.s == "-f" || strings.HasPrefix(f.s, "--f") && strings.HasPrefix("--force", f.s) ||
+				len(f.s) > 1 && f.s[0] == '-' && f.s[1] != '-' && strings.ContainsRune(f.s, 'f') && sub != "hash-object" {
+				force = true
+			}
+		}
+		for _, f := range rest {
+			switch {
+			case f.s == "--" || strings.HasPrefix(f.s, "-") && !f.glob:
+			case strings.HasPrefix(f.s, ":") || f.glob || f.s == "." || strings.HasSuffix(f.s, "/"):
+				if force {
+					a.addRead(field{s: "."}, "git "+sub+" -f", true)
+				}
+			default:
+				a.addRead(f, "git "+sub, force)
+			}
+		}
+	}
 	if history, revs := gitPrintsHistory(sub, rest); history {
 		a.addRead(field{s: "."}, "git "+sub, false)
 		a.an.Reads[len(a.an.Reads)-1].History = true
