@@ -351,6 +351,9 @@ func (s *evalState) judgeCommand(cmd *shell.Command) {
 				s.gitRepos[dir] = r
 			}
 			why = r
+			if why == "" {
+				why = s.gitTreeWrite(cmd.Argv, dir)
+			}
 		}
 		{
 			if why != "" {

@@ -3,7 +3,10 @@ package gate
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"approvalbot/shell"
 )
 
 // gitRepoHazard says why the repository git would use when run in dir is
@@ -120,4 +123,85 @@ func hasNoIndex(argv []string) bool {
 		}
 	}
 	return false
+}
+
+// gitTreeWriters are the git subcommands that write files of the work tree
+// from the repository's objects (a branch, a stash, a commit).
+var gitTreeWriters = map[string]bool{"checkout": true, "switch": true, "restore": true, "reset": true, "stash": true,
+	"merge": true, "pull": true, "rebase": true, "cherry-pick": true, "revert": true, "read-tree": true,
+	"checkout-index": true, "sparse-checkout": true, "submodule": true, "bisect": true}
+
+// gitTreeWrite says why a git command that writes the work tree from the
+// repository is for a person: the repository holds a path no agent may
+// write (a committed .claude/settings.json, a subagent, a hook script),
+// which a branch or a stash the agent made could carry. "" when it holds
+// none, or the command writes no files.
+func (s *evalState) gitTreeWrite(argv []string, dir string) string {
+	sub := gitSubcommand(argv)
+	if !gitTreeWriters[sub] {
+		return ""
+	}
+	var rest []string
+	for i, a := range argv {
+		if a == sub {
+			rest = argv[i+1:]
+			break
+		}
+	}
+	switch sub {
+	case "stash":
+		if len(rest) == 0 || rest[0] == "list" || rest[0] == "show" || rest[0] == "push" || rest[0] == "save" || rest[0] == "drop" || rest[0] == "clear" || rest[0] == "create" {
+			return "" // saves or lists; only pop, apply and branch write files back
+		}
+	case "reset":
+		writes := false
+		for _, a := range rest {
+			writes = writes || a == "--hard" || a == "--merge" || a == "--keep"
+		}
+		if !writes {
+			return "" // the index and HEAD only
+		}
+	case "bisect":
+		if len(rest) > 0 && (rest[0] == "log" || rest[0] == "view" || rest[0] == "visualize") {
+			return ""
+		}
+	}
+	root, ok := workTreeRoot(dir)
+	if !ok {
+		return "" // no repository here: git fails
+	}
+	h, err := s.p.history.history(filepath.Join(root, ".git"))
+	if err != nil {
+		return "git " + sub + " writes files from the repository, whose objects cannot be read here (" + err.Error() + ")"
+	}
+	// git restore PATH..., git checkout [REV] -- PATH...: only those.
+	var only []string
+	if sub == "restore" || sub == "checkout" {
+		dashes := sub == "restore"
+		for _, a := range rest {
+			switch {
+			case a == "--":
+				dashes = true
+			case strings.HasPrefix(a, "-") || !dashes:
+			case strings.ContainsAny(a, "*?[:") || strings.Contains(a, shell.Dyn):
+				only = nil
+				dashes = false // a pattern: every path counts
+			default:
+				only = append(only, filepath.Join(dir, a))
+			}
+		}
+		if !dashes {
+			only = nil
+		}
+	}
+	for _, p := range h.paths {
+		abs := filepath.Join(root, filepath.FromSlash(p))
+		if only != nil && !slices.ContainsFunc(only, func(o string) bool { return under(abs, o) }) {
+			continue
+		}
+		if agentSettings(abs) || agentCode(abs) || s.p.protectedBy(abs) != "" || gitInternal(abs) {
+			return "git " + sub + " may write " + abs + " from the repository, a file no agent may write unasked (agent settings, hooks, approvalbot's own)"
+		}
+	}
+	return ""
 }

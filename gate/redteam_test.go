@@ -636,3 +636,53 @@ func TestGitAddAndPatchesUnderAllowRule(t *testing.T) {
 		}
 	}
 }
+
+// TestGitTreeWritersAndProtectedPaths: in a repository that holds an
+// agent's settings (a committed .claude/settings.json, or one a branch the
+// agent made carries), git commands that write the work tree from it are
+// for a person; those limited to other paths, and repositories without
+// such files, stay with the rules. git mv and git rm are writes.
+func TestGitTreeWritersAndProtectedPaths(t *testing.T) {
+	_, cwd := everydayTree(t)
+	p := compile(t, specOf(r("Read", "*", gate.Allow), r("Write", "*", gate.Ask), r("Write", "./*", gate.Allow),
+		r("Bash", "*", gate.Ask), r("Bash", "git *", gate.Allow)))
+	judge := func(line string) gate.Evaluation {
+		in, _ := json.Marshal(map[string]string{"command": line})
+		return p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll})
+	}
+	gate.GitRun(t, cwd, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "clean")
+	writers := []string{"git checkout main", "git switch -", "git stash pop", "git reset --hard", "git pull", "git merge x",
+		"git restore .", "git checkout HEAD -- .claude/settings.json", "git cherry-pick x"}
+	for _, line := range writers {
+		if ev := judge(line); ev.Decision != gate.Allow {
+			t.Errorf("no agent files in the repository: %s: %s (%s), want allow", line, ev.Decision, ev.Reason)
+		}
+	}
+	os.MkdirAll(filepath.Join(cwd, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(cwd, ".claude", "settings.json"), []byte("{}"), 0o644)
+	gate.GitRun(t, cwd, "add", "-f", ".claude/settings.json")
+	gate.GitRun(t, cwd, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "settings")
+	for _, line := range writers {
+		if ev := judge(line); ev.Decision == gate.Allow || !ev.Uncertain {
+			t.Errorf("%s: %s uncertain=%v (%s), want an ask only a person answers", line, ev.Decision, ev.Uncertain, ev.Reason)
+		}
+	}
+	for _, tt := range []struct {
+		line string
+		want gate.Action
+	}{
+		{"git restore main.go", gate.Allow},
+		{"git checkout -- main.go", gate.Allow},
+		{"git reset HEAD main.go", gate.Allow},
+		{"git stash list", gate.Allow},
+		{"git stash", gate.Allow},
+		{"git mv main.go .claude/settings.json", gate.Deny},
+		{"git rm .claude/settings.json", gate.Deny},
+		{"git rm --cached .claude/settings.json", gate.Allow},
+		{"git mv main.go .claude/agents/a.md", gate.Ask},
+	} {
+		if ev := judge(tt.line); ev.Decision != tt.want {
+			t.Errorf("%s: %s (%s), want %s", tt.line, ev.Decision, ev.Reason, tt.want)
+		}
+	}
+}

@@ -283,6 +283,30 @@ globals:
 		if !check || sub == "am" {
 			return "not understood: git " + sub + " writes the files named inside its patch, which the analysis does not read", ""
 		}
+	case "mv", "rm":
+		// Paths in the work tree, moved or removed: git mv SRC... DST is
+		// cp's shape; git rm writes (removes) each.
+		var ops []field
+		dashes, cached := false, false
+		for _, f := range rest {
+			switch {
+			case f.s == "--" && !dashes:
+				dashes = true
+			case strings.HasPrefix(f.s, "-") && !dashes:
+				cached = cached || strings.HasPrefix("--cached", f.s) && len(f.s) > 3
+			default:
+				ops = append(ops, f)
+			}
+		}
+		switch {
+		case cached: // the index only: the work tree is left alone
+		case sub == "mv":
+			a.copyLike("git mv", opMove, nil, ops, false)
+		default:
+			for _, f := range ops {
+				a.writeTarget("git rm", f)
+			}
+		}
 	case "add", "stage", "hash-object", "update-index":
 		// Each file named is read into the object store, from where a
 		// push or a show sends it on: a file the Read rules deny is not
