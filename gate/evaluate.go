@@ -90,6 +90,15 @@ type evalState struct {
 	outPaths []string
 	// gitRepos memoizes gitRepoHazard per directory within one call.
 	gitRepos map[string]string
+	// realDirs memoizes where a directory leads (symlinks resolved)
+	// within one call: a long line names many files in few directories.
+	realDirs map[string]realDir
+}
+
+// realDir is where a directory leads, and whether it is there.
+type realDir struct {
+	path   string
+	exists bool
 }
 
 // part is one judged piece of a call.
@@ -134,6 +143,23 @@ func (s *evalState) judge(tool string, subj *subject) RuleRef {
 		return st.ref
 	}
 	return RuleRef{Layer: LayerDefault, Action: Ask}
+}
+
+// mayDeny reports whether a deny rule for tool matches subj: without one,
+// judge cannot deny (the last match decides, and Always rules only turn
+// asks into allows). It matches the deny rules alone, which are few.
+func (s *evalState) mayDeny(tool string, subj *subject) bool {
+	for _, r := range s.p.staticFor(tool) {
+		if r.ref.Action == Deny && r.matches(subj) {
+			return true
+		}
+	}
+	for _, r := range s.agentRules {
+		if r.ref.Action == Deny && r.tool.match(tool) && r.matches(subj) {
+			return true
+		}
+	}
+	return false
 }
 
 // always runs the always layer on an ask: the matching Always rule's ref, or

@@ -705,19 +705,22 @@ func (s *evalState) judgeArgsAsReads(cmd *shell.Command) {
 			if c == "" || strings.Contains(c, shell.Dyn) {
 				continue
 			}
-			if what, ref, ok := s.readDenied(c, cwd); ok {
+			ps, ok := resolvePath(c, cwd, s.p.home)
+			if !ok {
+				continue
+			}
+			real := s.realPath(ps.abs, ps.raw, cwd)
+			if what, ref, ok := s.readDeniedAt(&ps, real, cwd); ok {
 				denied(what, ref)
 				return
 			}
 			// It may write it too (curl -o, go build -o, gzip): the
 			// paths no agent may write are for a person.
-			if ps, ok := resolvePath(c, cwd, s.p.home); ok {
-				if why, _ := s.p.protectPath(ps.abs, ps.raw, cmd.Cwd, KindWrite); why != "" && !strings.HasPrefix(why, "not understood") {
-					pt := part{v: Verdict{Kind: "write", Subject: ps.abs}}
-					s.uncertain(&pt, "not understood: "+prog+" is given "+ps.abs+", which it may write: "+why)
-					s.parts = append(s.parts, pt)
-					return
-				}
+			if why := s.writeProtected(ps.abs, real); why != "" {
+				pt := part{v: Verdict{Kind: "write", Subject: ps.abs}}
+				s.uncertain(&pt, "not understood: "+prog+" is given "+ps.abs+", which it may write: "+why)
+				s.parts = append(s.parts, pt)
+				return
 			}
 		}
 	}
@@ -752,17 +755,81 @@ func (s *evalState) readDenied(raw, cwd string) (string, RuleRef, bool) {
 	if !ok {
 		return "", RuleRef{}, false
 	}
-	subj := subject{path: &ps}
-	if ref := s.always(ReadTool, &subj, s.judge(ReadTool, &subj)); ref.Action == Deny {
-		return ps.abs, ref, true
+	return s.readDeniedAt(&ps, s.realPath(ps.abs, ps.raw, cwd), cwd)
+}
+
+// readDeniedAt is readDenied for a resolved path and where it leads.
+func (s *evalState) readDeniedAt(ps *pathSubject, real, cwd string) (string, RuleRef, bool) {
+	subj := subject{path: ps}
+	if s.mayDeny(ReadTool, &subj) {
+		if ref := s.judge(ReadTool, &subj); ref.Action == Deny {
+			return ps.abs, ref, true
+		}
 	}
-	if real := physical(ps.abs, cwd); real != "" && real != ps.abs {
+	if real != ps.abs {
 		if rps, ok := resolvePath(real, cwd, s.p.home); ok {
 			rsubj := subject{path: &rps}
-			if ref := s.always(ReadTool, &rsubj, s.judge(ReadTool, &rsubj)); ref.Action == Deny {
+			if ref := s.judge(ReadTool, &rsubj); ref.Action == Deny {
 				return ps.abs + " (as " + real + ")", ref, true
 			}
 		}
 	}
 	return "", RuleRef{}, false
+}
+
+// realPath is where abs leads on this machine (symlinks of its directory,
+// memoized per call, and of the file itself); abs itself for a call from
+// another machine. A raw path with ".." is resolved component by
+// component, as the kernel does.
+func (s *evalState) realPath(abs, raw, cwd string) string {
+	if s.c.Remote {
+		return abs
+	}
+	if strings.Contains(raw, "..") {
+		if p := physical(abs, cwd); p != "" {
+			return p
+		}
+		return abs
+	}
+	dir, base := filepath.Dir(abs), filepath.Base(abs)
+	rd, ok := s.realDirs[dir]
+	if !ok {
+		rd.path = resolveExisting(dir)
+		rd.exists = isDir(rd.path)
+		if s.realDirs == nil {
+			s.realDirs = make(map[string]realDir, 4)
+		}
+		s.realDirs[dir] = rd
+	}
+	p := filepath.Join(rd.path, base)
+	if !rd.exists {
+		return p // nothing below a missing directory is a link
+	}
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return danglingTarget(p)
+	}
+	return p
+}
+
+// writeProtected says why abs, or where it leads, is a path no agent may
+// write (agent settings and hook code, approvalbot's files, .git
+// internals), "" when it is none: string checks on abs and real, where it
+// leads.
+func (s *evalState) writeProtected(abs, real string) string {
+	for _, f := range [2]string{abs, real} {
+		switch {
+		case agentSettings(f):
+			return "writes to an agent's hook settings (" + f + ") are denied"
+		case agentCode(f):
+			return "an agent loads " + f + " as hooks, plugins or MCP servers that run without asking the gate"
+		case s.p.protectedBy(f) != "":
+			return "writes to approvalbot's own files (" + s.p.protectedBy(f) + ") are denied"
+		case gitInternal(f):
+			return "writes into git's internals (" + f + ") can make later git commands run programs"
+		}
+	}
+	return ""
 }
