@@ -471,18 +471,8 @@ func TestGitUnnamedBlob(t *testing.T) {
 func TestCopyMoveLinkUnderAllowRule(t *testing.T) {
 	_, cwd := everydayTree(t)
 	os.MkdirAll(filepath.Join(cwd, ".claude", "agents"), 0o755)
-	p := compile(t, specOf(r("Read", "*", gate.Allow), r("Read", "*.env", gate.Deny),
-		r("Write", "*", gate.Ask), r("Write", "./*", gate.Allow), r("Write", "*.env", gate.Deny),
-		r("Bash", "*", gate.Ask), r("Bash", "cp *", gate.Allow), r("Bash", "mv *", gate.Allow),
-		r("Bash", "ln *", gate.Allow), r("Bash", "install *", gate.Allow)))
-	judge := func(line string) gate.Evaluation {
-		in, _ := json.Marshal(map[string]string{"command": line})
-		return p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{})
-	}
-	for _, tt := range []struct {
-		line string
-		want gate.Action
-	}{
+	p := projectPolicy(t, "cp *", "mv *", "ln *", "install *")
+	expectLines(t, p, cwd, "", false, []lineCase{
 		{"cp .env notes.txt", gate.Deny},
 		{"cp -t docs .env", gate.Deny},
 		{"cp --target-directory=docs .env", gate.Deny},
@@ -501,14 +491,7 @@ func TestCopyMoveLinkUnderAllowRule(t *testing.T) {
 		{"mv main.go main2.go", gate.Allow},
 		{"ln -s .env link", gate.Allow}, // a link reads nothing; reading through it is judged where it leads
 		{"install -d build", gate.Allow},
-	} {
-		if ev := judge(tt.line); ev.Decision != tt.want {
-			t.Errorf("%s: %s (%s), want %s", tt.line, ev.Decision, ev.Reason, tt.want)
-		}
-	}
-	if ev := judge("cat link"); ev.Decision == gate.Allow {
-		t.Log("no link yet: fine")
-	}
+	})
 }
 
 // TestUnmodeledProgramsGivenSecrets: a rule allowing a program the
@@ -608,13 +591,8 @@ func TestWriteThroughHardLink(t *testing.T) {
 // person.
 func TestGitAddAndPatchesUnderAllowRule(t *testing.T) {
 	_, cwd := everydayTree(t)
-	p := compile(t, specOf(r("Read", "*", gate.Allow), r("Read", "*.env", gate.Deny),
-		r("Write", "*", gate.Ask), r("Write", "./*", gate.Allow),
-		r("Bash", "*", gate.Ask), r("Bash", "git *", gate.Allow), r("Bash", "patch *", gate.Allow)))
-	for _, tt := range []struct {
-		line string
-		want gate.Action
-	}{
+	p := projectPolicy(t, "git *", "patch *")
+	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
 		{"git add .env", gate.Deny},
 		{"git add -- .env", gate.Deny},
 		{"git stage .env", gate.Deny},
@@ -628,13 +606,7 @@ func TestGitAddAndPatchesUnderAllowRule(t *testing.T) {
 		{"git add main.go", gate.Allow},
 		{"git add .", gate.Allow},
 		{"git apply --check fix.patch", gate.Allow},
-	} {
-		in, _ := json.Marshal(map[string]string{"command": tt.line})
-		ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll})
-		if ev.Decision != tt.want || tt.want == gate.Ask && !ev.Uncertain {
-			t.Errorf("%s: %s uncertain=%v (%s), want %s", tt.line, ev.Decision, ev.Uncertain, ev.Reason, tt.want)
-		}
-	}
+	})
 }
 
 // TestGitTreeWritersAndProtectedPaths: in a repository that holds an
@@ -685,4 +657,59 @@ func TestGitTreeWritersAndProtectedPaths(t *testing.T) {
 			t.Errorf("%s: %s (%s), want %s", tt.line, ev.Decision, ev.Reason, tt.want)
 		}
 	}
+}
+
+// TestArchivesAndCompressors: under rules allowing tar, zip and gzip, an
+// archive made of the project carries .env with it, gzip .env makes a
+// readable .env.gz, gunzip X.gz writes X, and extracting writes the files
+// named inside the archive.
+func TestArchivesAndCompressors(t *testing.T) {
+	_, cwd := everydayTree(t)
+	p := projectPolicy(t, "tar *", "zip *", "unzip *", "gzip *", "gunzip *")
+	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
+		{"tar czf out.tgz .", gate.Ask},
+		{"tar -cf out.tar .env", gate.Ask},
+		{"zip -r out.zip .", gate.Ask},
+		{"zip out.zip .env", gate.Deny},
+		{"gzip .env", gate.Deny},
+		{"gunzip .claude/settings.json.gz", gate.Deny},
+		{"tar xzf a.tgz", gate.Ask},
+		{"unzip a.zip", gate.Ask},
+		{"tar czf out.tgz gate", gate.Allow},
+		{"tar tzf out.tgz", gate.Allow},
+		{"unzip -l a.zip", gate.Allow},
+		{"gzip -c main.go", gate.Allow},
+		{"gzip main.go", gate.Allow},
+	})
+}
+
+// lineCase is a command line and the decision it must get.
+type lineCase struct {
+	line string
+	want gate.Action
+}
+
+// expectLines judges each line in cwd under mode; with personOnly an
+// expected ask must be one only a person answers.
+func expectLines(t *testing.T, p *gate.Policy, cwd string, mode gate.Mode, personOnly bool, cases []lineCase) {
+	t.Helper()
+	for _, tt := range cases {
+		in, _ := json.Marshal(map[string]string{"command": tt.line})
+		ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{Mode: mode})
+		if ev.Decision != tt.want || personOnly && tt.want == gate.Ask && !ev.Uncertain {
+			t.Errorf("%s: %s uncertain=%v (%s), want %s", tt.line, ev.Decision, ev.Uncertain, ev.Reason, tt.want)
+		}
+	}
+}
+
+// projectPolicy reads everything but .env, writes in the project (never a
+// .env), asks for other commands and allows the Bash patterns given.
+func projectPolicy(t *testing.T, allow ...string) *gate.Policy {
+	t.Helper()
+	rules := []ruleArgs{r("Read", "*", gate.Allow), r("Read", "*.env", gate.Deny),
+		r("Write", "*", gate.Ask), r("Write", "./*", gate.Allow), r("Write", "*.env", gate.Deny), r("Bash", "*", gate.Ask)}
+	for _, a := range allow {
+		rules = append(rules, r("Bash", a, gate.Allow))
+	}
+	return compile(t, specOf(rules...))
 }

@@ -405,7 +405,7 @@ func TestNoHazard(t *testing.T) {
 		"git config --list", "git status", "sed -n '1,5p' f", "sed 's/a/b/g' f", "sed -n '/re/{p;q}' f",
 		"sed -E 's#[/]#x#' f", "awk '{print $1}' f", "awk -F: '$3 > 100 {print $1}' f",
 		"awk '{ if (a || b) print (x > y) }' f", "sort -u f", "rg -i needle", "find . -name '*.go'",
-		"tar -xzf a.tgz", "rsync -av a b", "curl -s https://x", "python3 script.py", "node app.js",
+		"tar -tzf a.tgz", "tar -xzOf a.tgz x", "unzip -l a.zip", "rsync -av a b", "curl -s https://x", "python3 script.py", "node app.js",
 		"perl script.pl -e", "CI=1 npm test", "GIT_AUTHOR_NAME=x git commit -m y", "cat *.txt",
 		"python -m pytest -c conf", "grep -n TODO *.go", "git --no-pager log", "git -P diff",
 		"find . -name '*.go' -exec grep -l TODO {} +", "git commit -m 'fix a[$(i)]'",
@@ -421,6 +421,18 @@ func TestNoHazard(t *testing.T) {
 			if c.Hazard != "" || c.Dynamic != "" && src != "sort --output-dir=x" {
 				t.Errorf("Analyze(%q): %q has hazard %q, dynamic %q", src, c.Text, c.Hazard, c.Dynamic)
 			}
+		}
+	}
+}
+
+// TestArchivesAndPatches: extracting an archive or applying a patch
+// writes files named inside it, which the analysis does not read.
+func TestArchivesAndPatches(t *testing.T) {
+	for _, src := range []string{"tar -xzf a.tgz", "tar xf a.tar", "tar --extract -f a.tar", "bsdtar -xf a.tar",
+		"unzip a.zip", "unzip -o a.zip", "cpio -i < a.cpio", "7z x a.7z", "patch -p1 < x.patch", "git apply x.patch", "git am m"} {
+		an := Analyze(src, testOpts)
+		if len(an.Commands) == 0 || !strings.HasPrefix(an.Commands[0].Dynamic, "not understood") {
+			t.Errorf("Analyze(%q): %+v, want not understood", src, an.Commands)
 		}
 	}
 }

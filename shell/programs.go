@@ -339,6 +339,35 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 	case "jq":
 		d, h := a.jq(fs)
 		return d, h, true
+	case "tar", "gtar", "bsdtar", "unzip", "cpio", "7z", "7za":
+		if why := extracts(name, fs[1:]); why != "" {
+			return why, "", true
+		}
+		if a.archives(name, fs[1:]) {
+			return "", "", true
+		}
+		return "", "", false
+	case "zip":
+		// zip ARCHIVE FILE...: the files go into an archive anyone can
+		// unpack; -r walks directories.
+		rec, n := false, 0
+		for _, f := range fs[1:] {
+			switch {
+			case f.s == "-r" || f.s == "--recurse-paths" || strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && strings.ContainsRune(f.s, 'r'):
+				rec = true
+			case strings.HasPrefix(f.s, "-"):
+			default:
+				if n++; n > 1 {
+					a.addRead(f, "zip", rec)
+				}
+			}
+		}
+		return "", "", false
+	case "gzip", "gunzip", "zcat", "xz", "unxz", "bzip2", "bunzip2", "zstd", "unzstd", "lz4", "compress", "uncompress":
+		if a.compressor(name, fs[1:]) {
+			return "", "", true
+		}
+		return "", "", false
 	case "patch":
 		for _, f := range fs[1:] {
 			if f.s == "--dry-run" || f.s == "-C" || f.s == "--check" {
@@ -551,4 +580,143 @@ func (a *analyzer) copyLike(name string, role operandRole, opts []parsedOpt, ope
 			a.an.Writes[n].IntoDir = into
 		}
 	}
+}
+
+// extracts says why an archive command that writes the files named inside
+// the archive (which the analysis does not read: .claude/settings.json, a
+// hook script) is for a person; "" when it only lists or prints.
+func extracts(name string, args []field) string {
+	extract := false
+	for i, f := range args {
+		s := f.s
+		switch {
+		case name == "unzip":
+			// unzip extracts unless it lists, tests or prints.
+			if strings.HasPrefix(s, "-") && strings.ContainsAny(s[1:], "lZtzvpc") {
+				return ""
+			}
+			extract = true
+		case name == "7z" || name == "7za":
+			if i == 0 && (s == "x" || s == "e") {
+				extract = true
+			}
+		case s == "--extract" || s == "--get" || strings.HasPrefix(s, "--ext") || s == "-i" && name == "cpio" || strings.HasPrefix(s, "--to-stdout") || strings.HasPrefix(s, "--to-s"):
+			if strings.HasPrefix(s, "--to-s") {
+				return "" // tar -O: printed, not written
+			}
+			extract = true
+		case strings.HasPrefix(s, "--"):
+		case strings.HasPrefix(s, "-") || i == 0 && name != "cpio":
+			// Short options, bundled; tar's first word may omit the dash.
+			if strings.ContainsRune(s, 'O') && name != "cpio" {
+				return ""
+			}
+			if strings.ContainsRune(s, 'x') || name == "cpio" && strings.ContainsRune(s, 'i') {
+				extract = true
+			}
+		}
+	}
+	if !extract {
+		return ""
+	}
+	return "not understood: " + name + " writes the files named inside the archive, which the analysis does not read"
+}
+
+// compressors and the suffix each writes.
+var compressorSuffix = map[string]string{"gzip": ".gz", "xz": ".xz", "bzip2": ".bz2", "zstd": ".zst", "lz4": ".lz4", "compress": ".Z"}
+
+// compressor judges gzip and its kin: compressing reads FILE and writes
+// FILE.gz (removing FILE); decompressing reads FILE.gz and writes FILE;
+// -c, -t and -l only print. It reports whether it judged the command.
+func (a *analyzer) compressor(name string, args []field) bool {
+	decompress, stdout := strings.HasPrefix(name, "un") || name == "gunzip" || name == "zcat", name == "zcat"
+	base := strings.TrimPrefix(strings.TrimPrefix(name, "un"), "g")
+	if name == "gunzip" || name == "zcat" {
+		base = "gzip"
+	}
+	var files []field
+	for _, f := range args {
+		switch {
+		case f.s == "--":
+		case strings.HasPrefix(f.s, "--"):
+			switch {
+			case strings.HasPrefix("--decompress", f.s) && len(f.s) > 3, strings.HasPrefix("--uncompress", f.s) && len(f.s) > 3:
+				decompress = true
+			case strings.HasPrefix("--stdout", f.s) && len(f.s) > 3, strings.HasPrefix("--to-stdout", f.s) && len(f.s) > 4,
+				strings.HasPrefix("--test", f.s) && len(f.s) > 3, strings.HasPrefix("--list", f.s) && len(f.s) > 3:
+				stdout = true
+			}
+		case strings.HasPrefix(f.s, "-") && len(f.s) > 1:
+			if strings.ContainsRune(f.s, 'd') {
+				decompress = true
+			}
+			if strings.ContainsAny(f.s, "ctl") {
+				stdout = true
+			}
+		default:
+			files = append(files, f)
+		}
+	}
+	suffix := compressorSuffix[base]
+	for _, f := range files {
+		a.addRead(f, name, false)
+		if stdout {
+			continue
+		}
+		if f.dyn || f.glob {
+			a.writeTarget(name, field{s: f.s + Dyn, dyn: true})
+			continue
+		}
+		if decompress {
+			out := strings.TrimSuffix(f.s, suffix)
+			if strings.HasSuffix(f.s, ".tgz") {
+				out = strings.TrimSuffix(f.s, ".tgz") + ".tar"
+			}
+			a.writeTarget(name, field{s: out})
+		} else {
+			a.writeTarget(name, field{s: f.s + suffix})
+		}
+		a.writeTarget(name, f) // the input is removed
+	}
+	return true
+}
+
+// archives judges tar creating an archive (c, r, u): every operand goes
+// into it, directories whole, to be unpacked or printed elsewhere. The
+// values of -f, -C, -T and -X are not operands. It reports whether it
+// judged the command.
+func (a *analyzer) archives(name string, args []field) bool {
+	create := false
+	for i, f := range args {
+		s := f.s
+		if strings.HasPrefix(s, "--") {
+			create = create || s == "--create" || s == "--append" || s == "--update" || strings.HasPrefix(s, "--cr")
+			continue
+		}
+		if strings.HasPrefix(s, "-") || i == 0 {
+			create = create || strings.ContainsAny(s, "cru")
+		}
+	}
+	if !create {
+		return false
+	}
+	skip := false
+	for i, f := range args {
+		s := f.s
+		switch {
+		case skip:
+			skip = false
+		case strings.HasPrefix(s, "--"):
+			if !strings.Contains(s, "=") && (s == "--file" || s == "--directory" || s == "--files-from" || s == "--exclude-from") {
+				skip = true
+			}
+		case strings.HasPrefix(s, "-") || i == 0:
+			// -f FILE, -C DIR, -T LIST, -X LIST take the next word
+			// (bundled: tar -czf out.tgz).
+			skip = strings.ContainsAny(s, "fCTX")
+		default:
+			a.addRead(f, name, true)
+		}
+	}
+	return true
 }
