@@ -665,7 +665,7 @@ func TestGitTreeWritersAndProtectedPaths(t *testing.T) {
 // named inside the archive.
 func TestArchivesAndCompressors(t *testing.T) {
 	_, cwd := everydayTree(t)
-	p := projectPolicy(t, "tar *", "zip *", "unzip *", "gzip *", "gunzip *")
+	p := projectPolicy(t, "tar *", "zip *", "unzip *", "gzip *", "gunzip *", "zstd *", "lz4 *")
 	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
 		{"tar czf out.tgz .", gate.Ask},
 		{"tar -cf out.tar .env", gate.Ask},
@@ -673,6 +673,11 @@ func TestArchivesAndCompressors(t *testing.T) {
 		{"zip out.zip .env", gate.Deny},
 		{"gzip .env", gate.Deny},
 		{"gunzip .claude/settings.json.gz", gate.Deny},
+		{"gzip -S .json .claude/settings", gate.Deny},
+		{"gunzip --suffix=.x .claude/settings.json.x", gate.Deny},
+		{"zstd -o .claude/settings.json x", gate.Deny},
+		{"lz4 x .claude/settings.json", gate.Deny},
+		{"lz4 -d .claude/settings.json.lz4", gate.Deny},
 		{"tar xzf a.tgz", gate.Ask},
 		{"unzip a.zip", gate.Ask},
 		{"tar czf out.tgz gate", gate.Allow},

@@ -625,39 +625,51 @@ func extracts(name string, args []field) string {
 // compressors and the suffix each writes.
 var compressorSuffix = map[string]string{"gzip": ".gz", "xz": ".xz", "bzip2": ".bz2", "zstd": ".zst", "lz4": ".lz4", "compress": ".Z"}
 
-// compressor judges gzip and its kin: compressing reads FILE and writes
-// FILE.gz (removing FILE); decompressing reads FILE.gz and writes FILE;
-// -c, -t and -l only print. It reports whether it judged the command.
+// compressor judges gzip and its kin. Every word that is not an option is
+// taken as a file read (gzip .env makes a readable .env.gz) and, unless
+// the output goes to stdout (-c, -t, -l, zcat), as written: itself
+// (removed, or an output named by -o or lz4's second operand), with the
+// suffix added, and with a suffix taken off (gunzip X.gz writes X; -S
+// names the suffix). It reports whether it judged the command.
 func (a *analyzer) compressor(name string, args []field) bool {
-	decompress, stdout := strings.HasPrefix(name, "un") || name == "gunzip" || name == "zcat", name == "zcat"
+	stdout := name == "zcat"
 	base := strings.TrimPrefix(strings.TrimPrefix(name, "un"), "g")
 	if name == "gunzip" || name == "zcat" {
 		base = "gzip"
 	}
+	suffixes := []string{compressorSuffix[base], ".gz", ".xz", ".bz2", ".zst", ".lz4", ".Z", ".tgz", ".taz"}
+	known := len(suffixes) // -S adds its own after these
 	var files []field
-	for _, f := range args {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
 		switch {
 		case f.s == "--":
+		case f.s == "-S" || f.s == "--suffix" || strings.HasPrefix(f.s, "--suf") && !strings.Contains(f.s, "="):
+			if i+1 < len(args) {
+				i++
+				suffixes = append(suffixes, args[i].s)
+			}
+		case strings.HasPrefix(f.s, "-S"):
+			suffixes = append(suffixes, f.s[2:])
+		case strings.HasPrefix(f.s, "--suf") && strings.Contains(f.s, "="):
+			_, v, _ := strings.Cut(f.s, "=")
+			suffixes = append(suffixes, v)
 		case strings.HasPrefix(f.s, "--"):
-			switch {
-			case strings.HasPrefix("--decompress", f.s) && len(f.s) > 3, strings.HasPrefix("--uncompress", f.s) && len(f.s) > 3:
-				decompress = true
-			case strings.HasPrefix("--stdout", f.s) && len(f.s) > 3, strings.HasPrefix("--to-stdout", f.s) && len(f.s) > 4,
-				strings.HasPrefix("--test", f.s) && len(f.s) > 3, strings.HasPrefix("--list", f.s) && len(f.s) > 3:
+			if strings.HasPrefix("--stdout", f.s) && len(f.s) > 3 || strings.HasPrefix("--to-stdout", f.s) && len(f.s) > 4 ||
+				strings.HasPrefix("--test", f.s) && len(f.s) > 3 || strings.HasPrefix("--list", f.s) && len(f.s) > 3 {
 				stdout = true
 			}
-		case strings.HasPrefix(f.s, "-") && len(f.s) > 1:
-			if strings.ContainsRune(f.s, 'd') {
-				decompress = true
+			if v, ok := strings.CutPrefix(f.s, "--output="); ok {
+				files = append(files, field{s: v})
 			}
-			if strings.ContainsAny(f.s, "ctl") {
+		case strings.HasPrefix(f.s, "-") && len(f.s) > 1:
+			if strings.ContainsAny(f.s, "ctl") && name != "zstd" && name != "lz4" {
 				stdout = true
 			}
 		default:
 			files = append(files, f)
 		}
 	}
-	suffix := compressorSuffix[base]
 	for _, f := range files {
 		a.addRead(f, name, false)
 		if stdout {
@@ -667,16 +679,21 @@ func (a *analyzer) compressor(name string, args []field) bool {
 			a.writeTarget(name, field{s: f.s + Dyn, dyn: true})
 			continue
 		}
-		if decompress {
-			out := strings.TrimSuffix(f.s, suffix)
-			if strings.HasSuffix(f.s, ".tgz") {
-				out = strings.TrimSuffix(f.s, ".tgz") + ".tar"
-			}
-			a.writeTarget(name, field{s: out})
-		} else {
-			a.writeTarget(name, field{s: f.s + suffix})
+		a.writeTarget(name, f)
+		a.writeTarget(name, field{s: f.s + suffixes[0]})
+		for _, suf := range suffixes[known:] {
+			a.writeTarget(name, field{s: f.s + suf})
 		}
-		a.writeTarget(name, f) // the input is removed
+		seen := map[string]bool{}
+		for _, suf := range suffixes[1:] {
+			if out, ok := strings.CutSuffix(f.s, suf); ok && suf != "" && out != "" && !seen[out] {
+				seen[out] = true
+				if suf == ".tgz" || suf == ".taz" {
+					out += ".tar"
+				}
+				a.writeTarget(name, field{s: out})
+			}
+		}
 	}
 	return true
 }
