@@ -714,9 +714,15 @@ func (s *evalState) judgeArgsAsReads(cmd *shell.Command) {
 				denied(what, ref)
 				return
 			}
-			// It may write it too (curl -o, go build -o, gzip): the
-			// paths no agent may write are for a person.
-			if why := s.writeProtected(ps.abs, real); why != "" {
+			// It may write it too (curl -o, go build -o, gzip), or a
+			// name made from it (split PREFIX writes PREFIXaa...): the
+			// paths no agent may write, and the directories that hold
+			// them, are for a person.
+			why := s.writeProtected(ps.abs, real)
+			if why == "" && (agentSettingsBelow(filepath.Dir(ps.abs)) || agentSettingsBelow(filepath.Dir(real))) {
+				why = "a name made from it would sit beside an agent's settings in " + filepath.Dir(real)
+			}
+			if why != "" {
 				pt := part{v: Verdict{Kind: "write", Subject: ps.abs}}
 				s.uncertain(&pt, "not understood: "+prog+" is given "+ps.abs+", which it may write: "+why)
 				s.parts = append(s.parts, pt)

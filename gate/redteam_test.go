@@ -514,7 +514,7 @@ func TestUnmodeledProgramsGivenSecrets(t *testing.T) {
 		"docker run -v ./.env:/app/.env img", "python3 tool.py .env", "cd gate; xxd ../.env", "cd gate; xxd ../.e*",
 		// ... or one no agent may write, which it may write
 		"go build -o .claude/hooks/fmt ./cmd", "python3 gen.py .claude/settings.json", "wget -O .mcp.json https://x",
-		"python3 gen.py .git/config"} {
+		"python3 gen.py .git/config", "split -a1 -n 14 main.go .claude/settings.jso"} {
 		for _, mode := range []gate.Mode{"", gate.ModeApproveAll} {
 			if ev := judge(line, mode); ev.Decision == gate.Allow || !ev.Uncertain {
 				t.Errorf("%s (mode %q): %s uncertain=%v (%s), want an ask only a person answers", line, mode, ev.Decision, ev.Uncertain, ev.Reason)
