@@ -380,6 +380,9 @@ func (s *evalState) judgeCommand(cmd *shell.Command) {
 			if why == "" {
 				why = s.gitTreeWrite(cmd.Argv, dir)
 			}
+			if why == "" {
+				why = s.gitPathWrite(cmd.Argv, dir)
+			}
 		}
 		{
 			if why != "" {

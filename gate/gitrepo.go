@@ -205,3 +205,41 @@ func (s *evalState) gitTreeWrite(argv []string, dir string) string {
 	}
 	return ""
 }
+
+// gitPathWriters are git subcommands that write files at paths given as
+// arguments (a bundle, a new work tree or clone, a checkout under a
+// prefix, an archive).
+var gitPathWriters = map[string]bool{"bundle": true, "worktree": true, "clone": true, "checkout-index": true,
+	"read-tree": true, "submodule": true, "init": true, "archive": true, "format-patch": true}
+
+// gitPathWrite says why such a command, given a path no agent may write
+// or one beside an agent's settings (as an operand or an option's value,
+// --prefix=.claude/agents/), is for a person; "" otherwise.
+func (s *evalState) gitPathWrite(argv []string, dir string) string {
+	sub := gitSubcommand(argv)
+	if !gitPathWriters[sub] {
+		return ""
+	}
+	after := false
+	for _, a := range argv[1:] {
+		if !after {
+			after = a == sub
+			continue
+		}
+		for _, c := range argPaths(a) {
+			ps, ok := resolvePath(c, dir, s.p.home)
+			if !ok || c == "" {
+				continue
+			}
+			real := s.realPath(ps.abs, ps.raw, dir)
+			why := s.writeProtected(ps.abs, real)
+			if why == "" && (agentSettingsBelow(filepath.Dir(ps.abs)) || agentSettingsBelow(ps.abs)) {
+				why = "it would write beside an agent's settings"
+			}
+			if why != "" {
+				return "git " + sub + " may write " + ps.abs + ": " + why
+			}
+		}
+	}
+	return ""
+}

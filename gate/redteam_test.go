@@ -652,6 +652,11 @@ func TestGitTreeWritersAndProtectedPaths(t *testing.T) {
 		{"git rm .claude/settings.json", gate.Deny},
 		{"git rm --cached .claude/settings.json", gate.Allow},
 		{"git mv main.go .claude/agents/a.md", gate.Ask},
+		{"git bundle create .claude/settings.local.json HEAD", gate.Ask},
+		{"git worktree add .claude/agents", gate.Ask},
+		{"git checkout-index --prefix=.claude/skills/ -a", gate.Ask},
+		{"git clone . .claude/agents", gate.Ask},
+		{"git worktree add ../wt", gate.Allow},
 	} {
 		if ev := judge(tt.line); ev.Decision != tt.want {
 			t.Errorf("%s: %s (%s), want %s", tt.line, ev.Decision, ev.Reason, tt.want)
