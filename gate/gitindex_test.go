@@ -130,3 +130,47 @@ func TestTrackedOnlyKeepsSubmodules(t *testing.T) {
 		t.Errorf("kept %v: want a.go and the submodule's file, not the untracked one", kept)
 	}
 }
+
+// TestGitAddableAgainstRealGit: for each .gitignore, when real git would
+// stage a file the Read rules deny (`git add -n`), `git add .` under a
+// rule allowing git is never allowed; where git ignores every secret, it
+// is (the plain forms of .gitignore are understood; `!` and `**` ask).
+func TestGitAddableAgainstRealGit(t *testing.T) {
+	p, err := Compile(PolicySpec{Rules: []RuleSpec{
+		{Tool: "Read", Pattern: "*", Action: Allow}, {Tool: "Read", Pattern: "*.env", Action: Deny},
+		{Tool: "Bash", Pattern: "*", Action: Ask}, {Tool: "Bash", Pattern: "git *", Action: Allow}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		ignore     string
+		understood bool
+	}{
+		{"", true}, {".env\n", true}, {"*.env\n", true}, {"/.env\n", true}, {"sub/\n", true}, {"sub\n.env\n", true},
+		{".env\n/sub/.env\n", true}, {"# c\n\n*.env\n", true}, {"*.e?v\n", true}, {"[.]env\n", true},
+		{"*.env\n!sub/.env\n", false}, {"**/.env\n", false},
+	} {
+		dir := t.TempDir()
+		GitRun(t, dir, "init", "-q")
+		for f, c := range map[string]string{"main.go": "x", ".env": "S=1", "sub/.env": "S=2", "sub/a.go": "y"} {
+			os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+			os.WriteFile(filepath.Join(dir, f), []byte(c), 0o644)
+		}
+		if tt.ignore != "" {
+			os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(tt.ignore), 0o644)
+		}
+		for _, line := range []string{"git add .", "git add -A", "git add sub"} {
+			ev := p.Evaluate(Call{Tool: "Bash", Input: []byte(`{"command":"` + line + `"}`), Cwd: dir}, Env{})
+			cmd := exec.Command("git", append([]string{"add", "-n"}, strings.Fields(line)[2:]...)...)
+			cmd.Dir = dir
+			o, _ := cmd.Output() // git add -n of an ignored directory fails, staging nothing
+			secret := strings.Contains(string(o), ".env'")
+			switch {
+			case secret && ev.Decision == Allow:
+				t.Errorf("%q: %s stages %s and is allowed", tt.ignore, line, o)
+			case !secret && tt.understood && ev.Decision != Allow:
+				t.Errorf("%q: %s stages no secret (%s) but %s: %s", tt.ignore, line, o, ev.Decision, ev.Reason)
+			}
+		}
+	}
+}

@@ -110,6 +110,9 @@ func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 			if r.Tracked && r.Recursive {
 				files = trackedOnly(r.Path, files)
 			}
+			if r.Addable && r.Recursive {
+				files = gitAddable(r.Path, files)
+			}
 			s.judgeMatches(&pt, r, files, tool)
 			return
 		}

@@ -592,11 +592,19 @@ func TestWriteThroughHardLink(t *testing.T) {
 func TestGitAddAndPatchesUnderAllowRule(t *testing.T) {
 	_, cwd := everydayTree(t)
 	p := projectPolicy(t, "git *", "patch *")
+	// prod.env is not in .gitignore (.env is).
+	if err := os.WriteFile(filepath.Join(cwd, "prod.env"), []byte("S=1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
-		{"git add .env", gate.Deny},
-		{"git add -- .env", gate.Deny},
-		{"git stage .env", gate.Deny},
+		{"git add prod.env", gate.Ask},
+		{"git add -- prod.env", gate.Ask},
+		{"git stage prod.env", gate.Ask},
+		{"git add .", gate.Ask},
+		{"git add -A", gate.Ask},
+		{"git add '*.env'", gate.Ask},
 		{"git hash-object -w .env", gate.Deny},
+		{"git add .env", gate.Allow}, // ignored: git refuses it without -f
 		{"git add -f .env", gate.Ask},
 		{"git add --force .", gate.Ask},
 		{"git apply fix.patch", gate.Ask},
@@ -604,7 +612,6 @@ func TestGitAddAndPatchesUnderAllowRule(t *testing.T) {
 		{"patch -p1 < fix.patch", gate.Ask},
 		{"patch -p1 -i fix.patch", gate.Ask},
 		{"git add main.go", gate.Allow},
-		{"git add .", gate.Allow},
 		{"git apply --check fix.patch", gate.Allow},
 	})
 }

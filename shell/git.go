@@ -311,7 +311,7 @@ globals:
 		// Each file named is read into the object store, from where a
 		// push or a show sends it on: a file the Read rules deny is not
 		// added. With -f, ignored files too, below each directory.
-		force := false
+		force, all := false, false
 		for _, f := range rest {
 			if f.s == "--" {
 				break
@@ -320,17 +320,35 @@ globals:
 				len(f.s) > 1 && f.s[0] == '-' && f.s[1] != '-' && strings.ContainsRune(f.s, 'f') && sub != "hash-object" {
 				force = true
 			}
+			if f.s == "-A" || f.s == "--all" || strings.HasPrefix(f.s, "--al") || len(f.s) > 1 && f.s[0] == '-' && f.s[1] != '-' && strings.ContainsRune(f.s, 'A') {
+				all = true
+			}
 		}
+		// A directory (or pattern) stages what .gitignore does not
+		// ignore below it, everything with -f; hash-object and
+		// update-index read exactly the files named.
+		walk := func(f field) {
+			if sub == "hash-object" || sub == "update-index" {
+				a.addRead(f, "git "+sub, false)
+				return
+			}
+			a.addRead(f, "git "+sub, true)
+			a.an.Reads[len(a.an.Reads)-1].Addable = !force
+		}
+		operands := 0
 		for _, f := range rest {
 			switch {
 			case f.s == "--" || strings.HasPrefix(f.s, "-") && !f.glob:
-			case strings.HasPrefix(f.s, ":") || f.glob || f.s == "." || strings.HasSuffix(f.s, "/"):
-				if force {
-					a.addRead(field{s: "."}, "git "+sub+" -f", true)
-				}
+			case strings.HasPrefix(f.s, ":") || f.glob || strings.ContainsAny(f.s, "*?["):
+				operands++
+				walk(field{s: "."}) // git's own pathspec matching: the whole tree
 			default:
-				a.addRead(f, "git "+sub, force)
+				operands++
+				walk(f)
 			}
+		}
+		if operands == 0 && all {
+			walk(field{s: "."})
 		}
 	}
 	if history, revs := gitPrintsHistory(sub, rest); history {

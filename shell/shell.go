@@ -140,6 +140,10 @@ type Read struct {
 	// Tracked, for a Recursive read, says only the files git tracks are
 	// read, from the work tree (git grep, git diff).
 	Tracked bool
+	// Addable, for a Recursive read, says only the files `git add` would
+	// stage are read: tracked ones, and untracked ones .gitignore does not
+	// ignore.
+	Addable bool
 	// History says files are printed from the git repository whose work
 	// tree holds Path, as committed (`git show COMMIT`, `git log -p`,
 	// `git diff REV`): every file in its history counts as read.

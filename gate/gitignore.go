@@ -1,0 +1,126 @@
+package gate
+
+import (
+	"bufio"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// gitAddable keeps the files below dir that `git add` (without -f) would
+// stage: tracked ones, and untracked ones .gitignore does not surely
+// ignore. Only the plain forms of .gitignore are understood (names, globs,
+// anchored paths, directories); a negation (`!`), `**` or an escape makes
+// no file surely ignored, so they all count: a wrong "ignored" would let a
+// secret be staged, a wrong "not ignored" only asks. The user's global
+// excludes file is not read, for the same reason.
+func gitAddable(dir string, files []string) []string {
+	root, ok := workTreeRoot(dir)
+	if !ok {
+		return files
+	}
+	ig := &ignorer{root: root, dirs: map[string][]ignorePattern{}}
+	if !ig.load(filepath.Join(root, ".git", "info", "exclude"), "") {
+		return files
+	}
+	out := files[:0:0]
+	for _, f := range files {
+		rel, err := filepath.Rel(root, f)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			out = append(out, f)
+			continue
+		}
+		ignored, sure := ig.ignored(filepath.ToSlash(rel))
+		if !sure {
+			return files
+		}
+		if !ignored {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+type ignorePattern struct {
+	pat      string // path.Match syntax
+	anchored bool   // relative to the .gitignore's directory
+	dirOnly  bool
+}
+
+type ignorer struct {
+	root string
+	dirs map[string][]ignorePattern // directory (slash, relative) → its .gitignore
+	bad  bool
+}
+
+// load reads one ignore file for the patterns of directory base; false
+// when it holds a form this reader does not understand.
+func (ig *ignorer) load(file, base string) bool {
+	f, err := os.Open(file)
+	if err != nil {
+		return os.IsNotExist(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), " \t\r")
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "!") || strings.Contains(line, "**") || strings.ContainsRune(line, '\\') {
+			return false
+		}
+		p := ignorePattern{}
+		if strings.HasSuffix(line, "/") {
+			p.dirOnly, line = true, strings.TrimSuffix(line, "/")
+		}
+		if strings.Contains(line, "/") {
+			p.anchored, line = true, strings.TrimPrefix(line, "/")
+		}
+		if _, err := path.Match(line, ""); err != nil {
+			return false
+		}
+		p.pat = line
+		ig.dirs[base] = append(ig.dirs[base], p)
+	}
+	return sc.Err() == nil
+}
+
+// ignored reports whether the file at rel (slash-separated, relative to the
+// work tree) is ignored, and whether that is sure.
+func (ig *ignorer) ignored(rel string) (ignored, sure bool) {
+	parts := strings.Split(rel, "/")
+	// Each directory from the root down to the file's own may hold a
+	// .gitignore; .git/info/exclude is read as the root's.
+	for i := 0; i < len(parts); i++ {
+		base := strings.Join(parts[:i], "/")
+		if _, ok := ig.dirs[base+"\x00"]; !ok {
+			ig.dirs[base+"\x00"] = nil
+			if !ig.load(filepath.Join(ig.root, filepath.FromSlash(base), ".gitignore"), base) {
+				return false, false
+			}
+		}
+		for _, p := range ig.dirs[base] {
+			// The path below base: any of its leading parts that is a
+			// directory, or the file itself, may match.
+			rest := parts[i:]
+			for j := 1; j <= len(rest); j++ {
+				isDir := j < len(rest)
+				if p.dirOnly && !isDir {
+					continue
+				}
+				name := rest[j-1]
+				sub := strings.Join(rest[:j], "/")
+				if p.anchored {
+					if m, _ := path.Match(p.pat, sub); m {
+						return true, true
+					}
+				} else if m, _ := path.Match(p.pat, name); m {
+					return true, true
+				}
+			}
+		}
+	}
+	return false, true
+}
