@@ -159,6 +159,8 @@ func TestGitAddableAgainstRealGit(t *testing.T) {
 		if tt.ignore != "" {
 			os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(tt.ignore), 0o644)
 		}
+		// git's own files are not work-tree files: never staged.
+		os.WriteFile(filepath.Join(dir, ".git", "leak.env"), []byte("S=3"), 0o644)
 		for _, line := range []string{"git add .", "git add -A", "git add sub"} {
 			ev := p.Evaluate(Call{Tool: "Bash", Input: []byte(`{"command":"` + line + `"}`), Cwd: dir}, Env{})
 			cmd := exec.Command("git", append([]string{"add", "-n"}, strings.Fields(line)[2:]...)...)

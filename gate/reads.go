@@ -96,7 +96,7 @@ func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 		return
 	}
 	if !s.c.Remote && !s.staleDisk {
-		files, ok, why := listMatches(r.Path, r.Recursive, r.FollowLinks, r.SkipHidden)
+		files, ok, why := listMatches(r.Path, r.Recursive, r.FollowLinks, r.SkipHidden, r.Tracked || r.Addable)
 		if why != "" {
 			s.uncertain(&pt, "not understood: `"+r.Path+"` "+why)
 			return
@@ -207,8 +207,10 @@ const maxListed = 20000
 // file below a directory, when recursive) names; ok is false when they
 // cannot be listed (no such directory here, too many entries). why says
 // the pattern reaches through a symbolic link, where the walk cannot tell
-// what bash (or grep -r, for its operands) would find.
-func listMatches(pattern string, recursive, follow, skipHidden bool) (files []string, ok bool, why string) {
+// what bash (or grep -r, for its operands) would find. skipGit leaves out
+// .git directories, which git grep, git diff and git add never read as
+// files of the work tree.
+func listMatches(pattern string, recursive, follow, skipHidden, skipGit bool) (files []string, ok bool, why string) {
 	if !filepath.IsAbs(pattern) {
 		return nil, false, ""
 	}
@@ -241,7 +243,7 @@ func listMatches(pattern string, recursive, follow, skipHidden bool) (files []st
 		// Walk the directory the link leads to: the files are judged where
 		// they are. The pattern below the prefix is matched from there.
 		rest := strings.TrimPrefix(pattern, prefix)
-		return listMatches(real+rest, recursive, follow, skipHidden)
+		return listMatches(real+rest, recursive, follow, skipHidden, skipGit)
 	}
 	if !info.IsDir() {
 		if intersects(toks, literalToks(prefix)) || recursive && prefix == filepath.Clean(pattern) {
@@ -259,6 +261,9 @@ func listMatches(pattern string, recursive, follow, skipHidden bool) (files []st
 		n++
 		if n > maxListed {
 			return errTooMany
+		}
+		if skipGit && d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir // git's own files are not in its work tree
 		}
 		if skipHidden && p != prefix && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
