@@ -129,7 +129,7 @@ func hasNoIndex(argv []string) bool {
 // from the repository's objects (a branch, a stash, a commit).
 var gitTreeWriters = map[string]bool{"checkout": true, "switch": true, "restore": true, "reset": true, "stash": true,
 	"merge": true, "pull": true, "rebase": true, "cherry-pick": true, "revert": true, "read-tree": true,
-	"checkout-index": true, "sparse-checkout": true, "submodule": true, "bisect": true}
+	"checkout-index": true, "sparse-checkout": true, "submodule": true, "bisect": true, "clean": true}
 
 // gitTreeWrite says why a git command that writes the work tree from the
 // repository is for a person: the repository holds a path no agent may
@@ -169,6 +169,19 @@ func (s *evalState) gitTreeWrite(argv []string, dir string) string {
 	root, ok := workTreeRoot(dir)
 	if !ok {
 		return "" // no repository here: git fails
+	}
+	if sub == "clean" {
+		// It removes untracked (with -x, ignored) files: an agent's
+		// local settings are often both.
+		for _, a := range rest {
+			if a == "-n" || a == "--dry-run" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 'n') {
+				return ""
+			}
+		}
+		if agentSettingsInside(root) || agentSettingsInside(dir) {
+			return "git clean may remove an agent's hook settings in " + root
+		}
+		return ""
 	}
 	h, err := s.p.history.history(filepath.Join(root, ".git"))
 	if err != nil {

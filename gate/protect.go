@@ -35,6 +35,10 @@ var writerCommands = map[string]pathEffect{
 	"ln": writesPaths, "install": writesPaths, "dd": writesPaths, "mkdir": writesPaths,
 	"sed": writesPaths, "perl": writesPaths, "patch": writesPaths, "tar": writesPaths,
 	"unzip": writesPaths,
+	// Compressors replace each file (a directory's, with -r) by another.
+	"gzip": removesPaths, "gunzip": removesPaths, "xz": removesPaths, "unxz": removesPaths, "bzip2": removesPaths,
+	"bunzip2": removesPaths, "zstd": removesPaths, "unzstd": removesPaths, "lz4": removesPaths,
+	"compress": removesPaths, "uncompress": removesPaths,
 }
 
 // intoDirCommands copy or move files into a directory argument.
@@ -114,7 +118,7 @@ func (p *Policy) protectArg(arg, cwd string, effect pathEffect) (string, Action)
 		if pr := p.protectedBelow(ps.abs); pr != "" {
 			return "removing or moving " + ps.abs + " would take approvalbot's own files (" + pr + ") with it", Deny
 		}
-		if agentSettingsBelow(ps.abs) {
+		if agentSettingsBelow(ps.abs) || agentSettingsInside(ps.abs) {
 			return "removing or moving " + ps.abs + " would take an agent's hook settings with it", Deny
 		}
 	}
@@ -487,4 +491,24 @@ func selfDecision(argv []string, cwd string) string {
 		return ""
 	}
 	return "approvalbot " + sub + " decides for a person (it uses the approver credential itself): an agent may not run it"
+}
+
+// agentSettingsInside reports a directory holding, at its top, an agent's
+// project settings (a project removed, moved or compressed whole takes
+// them along).
+func agentSettingsInside(dir string) bool {
+	if !isDir(dir) {
+		return false
+	}
+	for _, f := range agentSettingFiles {
+		if exists(dir + f) {
+			return true
+		}
+	}
+	for _, d := range agentSettingDirs {
+		if exists(dir + d) {
+			return true
+		}
+	}
+	return false
 }

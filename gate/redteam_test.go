@@ -730,3 +730,28 @@ func projectPolicy(t *testing.T, allow ...string) *gate.Policy {
 	}
 	return compile(t, specOf(rules...))
 }
+
+// TestRemovingAProjectTakesItsSettings: a directory holding an agent's
+// project settings at its top, removed, moved, re-permissioned or
+// compressed whole (rm -rf ../proj, gzip -r .), or cleaned by git, takes
+// them along.
+func TestRemovingAProjectTakesItsSettings(t *testing.T) {
+	_, cwd := everydayTree(t)
+	os.MkdirAll(filepath.Join(cwd, ".claude"), 0o755)
+	if err := os.WriteFile(filepath.Join(cwd, ".claude", "settings.local.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := projectPolicy(t, "rm *", "mv *", "gzip *", "chmod *", "git *")
+	expectLines(t, p, cwd, gate.ModeApproveAll, false, []lineCase{
+		{"rm -rf ../proj", gate.Deny},
+		{"rm -rf " + cwd, gate.Deny},
+		{"mv ../proj ../old", gate.Deny},
+		{"gzip -r .", gate.Deny},
+		{"gzip -r .claude", gate.Deny},
+		{"chmod -R 000 .", gate.Deny},
+		{"git clean -fdx", gate.Ask},
+		{"git clean -n", gate.Allow},
+		{"rm -rf gate", gate.Allow},
+		{"gzip -r docs", gate.Allow},
+	})
+}

@@ -632,7 +632,7 @@ var compressorSuffix = map[string]string{"gzip": ".gz", "xz": ".xz", "bzip2": ".
 // suffix added, and with a suffix taken off (gunzip X.gz writes X; -S
 // names the suffix). It reports whether it judged the command.
 func (a *analyzer) compressor(name string, args []field) bool {
-	stdout := name == "zcat"
+	stdout, recursive := name == "zcat", false
 	base := strings.TrimPrefix(strings.TrimPrefix(name, "un"), "g")
 	if name == "gunzip" || name == "zcat" {
 		base = "gzip"
@@ -662,16 +662,18 @@ func (a *analyzer) compressor(name string, args []field) bool {
 			if v, ok := strings.CutPrefix(f.s, "--output="); ok {
 				files = append(files, field{s: v})
 			}
+			recursive = recursive || f.s == "--recursive" || strings.HasPrefix("--recursive", f.s) && len(f.s) > 4
 		case strings.HasPrefix(f.s, "-") && len(f.s) > 1:
 			if strings.ContainsAny(f.s, "ctl") && name != "zstd" && name != "lz4" {
 				stdout = true
 			}
+			recursive = recursive || strings.ContainsRune(f.s, 'r')
 		default:
 			files = append(files, f)
 		}
 	}
 	for _, f := range files {
-		a.addRead(f, name, false)
+		a.addRead(f, name, recursive) // -r: every file below a directory
 		if stdout {
 			continue
 		}
