@@ -3,6 +3,7 @@ package gate
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -158,6 +159,9 @@ func (p *Policy) protectPath(abs, raw, cwd string, kind ToolKind) (string, Actio
 			}
 			if agentCode(f) {
 				return "writes to " + f + ", which an agent loads as hooks, plugins or MCP servers that run without asking the gate", Ask
+			}
+			if p.startupFile(f) {
+				return "writes to " + f + ", which shells (an agent's `bash -lc`), git or ssh run as code without asking the gate", Ask
 			}
 		}
 	}
@@ -511,4 +515,25 @@ func agentSettingsInside(dir string) bool {
 		}
 	}
 	return false
+}
+
+// homeStartupFiles are files under the home directory that programs read
+// as code or configuration that runs programs: shell start-up files (Codex
+// runs every command through `bash -lc`, which reads the login files), git's
+// and ssh's user configuration (core.fsmonitor, ProxyCommand).
+var homeStartupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
+	".zprofile", ".zshenv", ".zlogin", ".config/fish/config.fish", ".gitconfig", ".config/git/config", ".ssh/config",
+	".ssh/rc", ".ssh/authorized_keys"}
+
+// startupFile reports one of homeStartupFiles in the home directory, or a
+// system-wide start-up file.
+func (p *Policy) startupFile(abs string) bool {
+	if strings.HasPrefix(abs, "/etc/profile") || abs == "/etc/bash.bashrc" || strings.HasPrefix(abs, "/etc/zsh") {
+		return true
+	}
+	if p.home == "" {
+		return false
+	}
+	rel, ok := strings.CutPrefix(abs, p.home+"/")
+	return ok && slices.Contains(homeStartupFiles, rel)
 }

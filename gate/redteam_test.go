@@ -755,3 +755,28 @@ func TestRemovingAProjectTakesItsSettings(t *testing.T) {
 		{"gzip -r docs", gate.Allow},
 	})
 }
+
+// TestStartupFilesArePersonOnly: shell start-up files (Codex runs every
+// command through `bash -lc`), ~/.gitconfig and ~/.ssh/config run as code
+// outside the gate; a write to them is for a person, whatever rule,
+// Always or mode.
+func TestStartupFilesArePersonOnly(t *testing.T) {
+	home, cwd := everydayTree(t)
+	p := everydayPolicy(t, home)
+	for _, c := range []gate.Call{
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo 'touch /tmp/pwned' >> ~/.bashrc"}`), Cwd: cwd},
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"printf x > ~/.profile"}`), Cwd: cwd},
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"tee -a ~/.gitconfig < main.go"}`), Cwd: cwd},
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"dd if=main.go of=` + home + `/.zshenv"}`), Cwd: cwd},
+		{Tool: "Write", Input: json.RawMessage(`{"file_path":"` + home + `/.ssh/config","content":"x"}`), Cwd: cwd},
+	} {
+		if ev := p.Evaluate(c, gate.Env{Mode: gate.ModeApproveAll}); ev.Decision == gate.Allow || ev.Decision == gate.Ask && !ev.Uncertain {
+			t.Errorf("%s: %s uncertain=%v (%s), want a deny or an ask only a person answers", c.Input, ev.Decision, ev.Uncertain, ev.Reason)
+		}
+	}
+	// A project's own .bashrc (a dotfiles repository) is a project file.
+	in := json.RawMessage(`{"command":"echo x > .bashrc"}`)
+	if ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{}); ev.Uncertain {
+		t.Errorf("project .bashrc: %s (%s)", ev.Decision, ev.Reason)
+	}
+}
