@@ -503,6 +503,19 @@ func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
 		s.uncertain(pt, why)
 		return
 	}
+	if kind == KindWrite && !s.c.Remote {
+		if real := s.realPath(ps.abs, ps.raw, s.cwd); s.p.binDirFile(ps.abs) || s.p.binDirFile(real) {
+			// Written where programs are found by name, it would run in
+			// place of one a rule allows.
+			if ref := s.judge(tool, &subject{path: &ps}); ref.Action == Deny {
+				pt.ref = ref
+				pt.v.Decision, pt.v.Reason = Deny, ruleReason(ref)
+				return
+			}
+			s.uncertain(pt, "writes "+real+" among the programs run by name: it would run in place of one a rule allows")
+			return
+		}
+	}
 	subj := subject{path: &ps}
 	ref := s.always(tool, &subj, s.judge(tool, &subj))
 	reason := ruleReason(ref)

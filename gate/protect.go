@@ -525,6 +525,29 @@ var homeStartupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bas
 	".zprofile", ".zshenv", ".zlogin", ".config/fish/config.fish", ".gitconfig", ".config/git/config", ".ssh/config",
 	".ssh/rc", ".ssh/authorized_keys"}
 
+// binDirs are where programs are found by name (home-relative ones with a
+// leading "~/"): a program written there runs in place of the one a rule
+// allows (`git status` running ~/.local/bin/git).
+var binDirs = []string{"~/.local/bin", "~/bin", "~/.cargo/bin", "~/go/bin", "~/.bun/bin", "~/.deno/bin",
+	"/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/usr/sbin", "/bin", "/sbin"}
+
+// binDirFile reports a file directly in one of binDirs.
+func (p *Policy) binDirFile(abs string) bool {
+	dir := filepath.Dir(abs)
+	for _, d := range binDirs {
+		if rest, ok := strings.CutPrefix(d, "~/"); ok {
+			if p.home == "" {
+				continue
+			}
+			d = p.home + "/" + rest
+		}
+		if dir == d {
+			return true
+		}
+	}
+	return false
+}
+
 // startupFile reports one of homeStartupFiles in the home directory, or a
 // system-wide start-up file.
 func (p *Policy) startupFile(abs string) bool {

@@ -769,6 +769,10 @@ func TestStartupFilesArePersonOnly(t *testing.T) {
 		{Tool: "Bash", Input: json.RawMessage(`{"command":"tee -a ~/.gitconfig < main.go"}`), Cwd: cwd},
 		{Tool: "Bash", Input: json.RawMessage(`{"command":"dd if=main.go of=` + home + `/.zshenv"}`), Cwd: cwd},
 		{Tool: "Write", Input: json.RawMessage(`{"file_path":"` + home + `/.ssh/config","content":"x"}`), Cwd: cwd},
+		// A program of a name a rule allows, where programs are found.
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo x > ~/.local/bin/git"}`), Cwd: cwd},
+		{Tool: "Write", Input: json.RawMessage(`{"file_path":"` + home + `/bin/ls","content":"x"}`), Cwd: cwd},
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo x > /usr/local/bin/rg"}`), Cwd: cwd},
 	} {
 		if ev := p.Evaluate(c, gate.Env{Mode: gate.ModeApproveAll}); ev.Decision == gate.Allow || ev.Decision == gate.Ask && !ev.Uncertain {
 			t.Errorf("%s: %s uncertain=%v (%s), want a deny or an ask only a person answers", c.Input, ev.Decision, ev.Uncertain, ev.Reason)
