@@ -437,6 +437,22 @@ func TestArchivesAndPatches(t *testing.T) {
 	}
 }
 
+// TestGitAddMarksOnlyItsReads: git add's reads are read as git would
+// stage them; a read of another command on the line is not (git add -
+// adds no read of its own).
+func TestGitAddMarksOnlyItsReads(t *testing.T) {
+	an := Analyze("grep -r x . ; git add /dev/null ; git add -", testOpts)
+	for _, r := range an.Reads {
+		if r.Addable {
+			t.Errorf("read %+v marked addable", r)
+		}
+	}
+	an = Analyze("git add src", testOpts)
+	if len(an.Reads) != 1 || !an.Reads[0].Addable || !an.Reads[0].Recursive {
+		t.Errorf("git add src: reads %+v", an.Reads)
+	}
+}
+
 func TestDangerousEnv(t *testing.T) {
 	for _, src := range []string{
 		"LD_PRELOAD=/tmp/x.so ls", "DYLD_INSERT_LIBRARIES=x ls", "PATH=/tmp ls", "GIT_SSH_COMMAND=id git fetch",

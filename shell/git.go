@@ -332,8 +332,11 @@ globals:
 				a.addRead(f, "git "+sub, false)
 				return
 			}
+			n := len(a.an.Reads)
 			a.addRead(f, "git "+sub, true)
-			a.an.Reads[len(a.an.Reads)-1].Addable = !force
+			if len(a.an.Reads) > n { // nothing is added for - or /dev/null
+				a.an.Reads[n].Addable = !force
+			}
 		}
 		operands := 0
 		for _, f := range rest {
