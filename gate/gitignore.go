@@ -68,8 +68,9 @@ func (ig *ignorer) load(file, base string) bool {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if strings.HasPrefix(line, "!") || strings.Contains(line, "**") || strings.ContainsRune(line, '\\') {
-			return false
+		if strings.HasPrefix(line, "!") || strings.Contains(line, "**") || strings.ContainsRune(line, '\\') ||
+			strings.Contains(line, "[!") || strings.Contains(line, "[^") {
+			return false // git's negated classes are [!..]; Go's path.Match reads them otherwise
 		}
 		p := ignorePattern{}
 		if strings.HasSuffix(line, "/") {

@@ -148,7 +148,7 @@ func TestGitAddableAgainstRealGit(t *testing.T) {
 	}{
 		{"", true}, {".env\n", true}, {"*.env\n", true}, {"/.env\n", true}, {"sub/\n", true}, {"sub\n.env\n", true},
 		{".env\n/sub/.env\n", true}, {"# c\n\n*.env\n", true}, {"*.e?v\n", true}, {"[.]env\n", true},
-		{"*.env\n!sub/.env\n", false}, {"**/.env\n", false},
+		{"*.env\n!sub/.env\n", false}, {"**/.env\n", false}, {"[!x]env\n", false},
 	} {
 		dir := t.TempDir()
 		GitRun(t, dir, "init", "-q")
