@@ -150,7 +150,17 @@ func TestPathToolFailsClosed(t *testing.T) {
 // list) is for a person, even under allow-everything and approve_all.
 func TestWriteToolAgentCode(t *testing.T) {
 	p := compile(t, specOf(r("*", "*", gate.Allow)))
-	for _, path := range []string{".claude/agents/a.md", "/home/u/.claude/skills/s/SKILL.md", ".mcp.json", "opencode.jsonc"} {
+	for _, path := range []string{
+		".claude/agents/a.md", "/home/u/.claude/skills/s/SKILL.md", ".mcp.json", "opencode.jsonc",
+		// Copilot CLI: workspace MCP servers, custom agents (front matter
+		// may start MCP servers), skills; Codex's and Copilot's .agents.
+		".github/mcp.json", ".vscode/mcp.json", ".github/agents/a.agent.md", ".github/skills/s/SKILL.md",
+		".agents/skills/s/SKILL.md",
+		// What Claude Code starts by itself: launch configurations,
+		// workflows, routines, scheduled tasks.
+		".claude/launch.json", ".claude/workflows/w.md", ".claude/routines/r.md", ".claude/scheduled_tasks.json",
+		".qwen/extensions/e/qwen-extension.json",
+	} {
 		for _, mode := range []gate.Mode{"", gate.ModeApproveAll} {
 			ev := p.Evaluate(pathCall("Write", "file_path", path), gate.Env{Mode: mode})
 			if ev.Decision != gate.Ask || !ev.Uncertain {
@@ -158,8 +168,10 @@ func TestWriteToolAgentCode(t *testing.T) {
 			}
 		}
 	}
-	if ev := p.Evaluate(pathCall("Write", "file_path", ".claude/README.md"), gate.Env{}); ev.Decision != gate.Allow {
-		t.Errorf("Write .claude/README.md: %s (%s), want allow", ev.Decision, ev.Reason)
+	for _, path := range []string{".claude/README.md", ".github/copilot-instructions.md", ".github/workflows/ci.yml", ".vscode/settings.json"} {
+		if ev := p.Evaluate(pathCall("Write", "file_path", path), gate.Env{}); ev.Decision != gate.Allow {
+			t.Errorf("Write %s: %s (%s), want allow", path, ev.Decision, ev.Reason)
+		}
 	}
 }
 

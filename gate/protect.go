@@ -53,8 +53,11 @@ var agentSettingFiles = []string{
 	"/.qwen/settings.json",
 }
 
+// .github/copilot holds Copilot CLI's repository settings
+// (settings.json, settings.local.json), which take hooks and
+// disableAllHooks.
 var agentSettingDirs = []string{
-	"/.codex", "/.copilot", "/.github/hooks", "/.opencode/plugin", "/.opencode/plugins",
+	"/.codex", "/.copilot", "/.github/hooks", "/.github/copilot", "/.opencode/plugin", "/.opencode/plugins",
 	"/.config/opencode/plugin", "/.config/opencode/plugins", "/.config/approvalbot",
 }
 
@@ -334,15 +337,22 @@ func agentSettings(abs string) bool {
 
 // agentCodeDirs and agentCodeFiles hold what agents load and run by
 // themselves, beside their hook settings: subagents and skills (their
-// front matter may declare hooks), hook scripts, plugins, MCP server
-// definitions. Not denied (asking an agent to write a subagent is common);
-// a person decides each write.
+// front matter may declare hooks or MCP servers), hook scripts, plugins,
+// MCP server definitions, the commands Claude Code's launch.json, workflows,
+// routines and scheduled tasks start (the paths Claude Code's own sandbox
+// keeps from its agent). Not denied (asking an agent to write a subagent
+// is common); a person decides each write.
 var (
 	agentCodeDirs = []string{
 		"/.claude/agents", "/.claude/skills", "/.claude/commands", "/.claude/hooks", "/.claude/plugins",
-		"/.gemini", "/.opencode", "/.config/opencode", "/.cursor",
+		"/.claude/workflows", "/.claude/routines",
+		"/.gemini", "/.qwen", "/.opencode", "/.config/opencode", "/.cursor",
+		"/.github/agents", "/.github/skills", "/.agents",
 	}
-	agentCodeFiles = []string{"/.claude.json", "/.mcp.json", "/opencode.json", "/opencode.jsonc"}
+	agentCodeFiles = []string{
+		"/.claude.json", "/.mcp.json", "/opencode.json", "/opencode.jsonc",
+		"/.claude/launch.json", "/.claude/scheduled_tasks.json", "/.github/mcp.json", "/.vscode/mcp.json",
+	}
 )
 
 // agentCode reports a file an agent loads as hooks, plugins or MCP

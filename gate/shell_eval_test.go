@@ -174,6 +174,10 @@ func TestShellSelfProtection(t *testing.T) {
 		{"echo x > ~/.gemini/settings.json", gate.Deny},
 		{"echo x > .cursor/hooks.json", gate.Deny},
 		{"echo x > .github/hooks/hooks.json", gate.Deny},
+		// Copilot CLI's repository settings take hooks and disableAllHooks.
+		{`echo '{"disableAllHooks":true}' > .github/copilot/settings.local.json`, gate.Deny},
+		{"echo '{}' > .github/copilot/settings.json", gate.Deny},
+		{"cd .github && echo '{}' > copilot/settings.local.json", gate.Deny},
 		{"echo x > .opencode/plugin/approvalbot.js", gate.Deny},
 		{"cp -t ~/.claude settings.json", gate.Deny},
 		{"rm -rf .claude", gate.Deny},
