@@ -90,6 +90,11 @@ type evalState struct {
 	outPaths []string
 	// gitRepos memoizes gitRepoHazard per directory within one call.
 	gitRepos map[string]string
+	// made lists what the line writes or creates (the targets of its
+	// writes, the directories mkdir makes), absolute; unknown marks a
+	// mkdir whose directory is not known.
+	made        []string
+	madeUnknown bool
 	// realDirs memoizes where a directory leads (symlinks resolved)
 	// within one call: a long line names many files in few directories.
 	realDirs map[string]realDir
@@ -299,6 +304,9 @@ func (s *evalState) evalShell() {
 		return
 	}
 	s.staleDisk = mayCreateFiles(a)
+	if s.staleDisk {
+		s.made, s.madeUnknown = madePaths(a)
+	}
 	s.parts = make([]part, 0, len(a.Commands)+len(a.Writes)+len(a.Reads)+len(a.Network))
 	for i := range a.Commands {
 		s.judgeCommand(&a.Commands[i])
@@ -377,6 +385,9 @@ func (s *evalState) judgeCommand(cmd *shell.Command) {
 				s.gitRepos[dir] = r
 			}
 			why = r
+			if why == "" && s.staleDisk {
+				why = s.gitRepoByLine(dir)
+			}
 			if why == "" {
 				why = s.gitTreeWrite(cmd.Argv, dir)
 			}

@@ -45,6 +45,93 @@ func gitRepo(dir string) (string, bool) {
 	}
 }
 
+// gitRepoByLine says why the repository git would use in dir may be one
+// the line itself makes before git runs, "" when it cannot be: dir is not
+// there yet, or a directory git looks at on its way up to the repository
+// is created, moved or linked by the line, or gets a HEAD, commondir or
+// config, or objects/, refs/ or info/ (a bare repository whose config
+// runs programs). What is on disk was checked by gitRepo.
+func (s *evalState) gitRepoByLine(dir string) string {
+	if !directory(dir) && directory(s.cwd) {
+		// Only the line can make it (or git fails there).
+		return "git runs in " + dir + ", which is not there before the line runs: which repository it would use cannot be checked"
+	}
+	if s.madeUnknown {
+		return "the line makes a directory only known when it runs, which could be a repository git would use"
+	}
+	for d := filepath.Clean(dir); ; {
+		if exists(filepath.Join(d, ".git")) {
+			return "" // git stops here; writes into .git ask on their own
+		}
+		for _, m := range s.made {
+			if m == d || strings.HasPrefix(d, m+"/") || m == "/" {
+				return "the line creates, moves or links " + m + " before git runs in " + dir + ": it could be a repository whose config runs programs"
+			}
+			if rel, ok := strings.CutPrefix(m, d+"/"); ok && gitStructure(rel) {
+				return "the line writes " + m + " before git runs in " + dir + ": git would use " + d + " as a repository (its config can run programs)"
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+// gitStructure reports a path, relative to a directory, that makes it (or
+// shapes it as) a git directory.
+func gitStructure(rel string) bool {
+	top, _, _ := strings.Cut(rel, "/")
+	switch top {
+	case "HEAD", "commondir", "config", "config.worktree", "gitdir", "packed-refs", "objects", "refs", "info":
+		return true
+	}
+	return false
+}
+
+// madePaths returns what the line writes or creates: its write targets
+// and the directories mkdir makes, absolute; unknown when a target or a
+// mkdir's directory is not known.
+func madePaths(a *shell.Analysis) (made []string, unknown bool) {
+	for _, w := range a.Writes {
+		if w.Dynamic || strings.Contains(w.Path, shell.Dyn) || !filepath.IsAbs(w.Path) {
+			unknown = true
+			continue
+		}
+		made = append(made, filepath.Clean(w.Path))
+	}
+	for i := range a.Commands {
+		c := &a.Commands[i]
+		if len(c.Argv) == 0 || filepath.Base(c.Argv[0]) != "mkdir" {
+			continue
+		}
+		opts := true
+		for j := 1; j < len(c.Argv); j++ {
+			arg := c.Argv[j]
+			switch {
+			case opts && arg == "--":
+				opts = false
+				continue
+			case opts && (arg == "-m" || arg == "--mode" || arg == "--context"):
+				j++
+				continue
+			case opts && strings.HasPrefix(arg, "-") && arg != "-":
+				continue
+			}
+			if c.Cwd == "" || strings.Contains(c.Cwd+arg, shell.Dyn) {
+				unknown = true
+				continue
+			}
+			if !filepath.IsAbs(arg) {
+				arg = filepath.Join(c.Cwd, arg)
+			}
+			made = append(made, filepath.Clean(arg))
+		}
+	}
+	return made, unknown
+}
+
 func regular(p string) bool {
 	fi, err := os.Lstat(p)
 	return err == nil && fi.Mode().IsRegular()

@@ -784,3 +784,42 @@ func TestStartupFilesArePersonOnly(t *testing.T) {
 		t.Errorf("project .bashrc: %s (%s)", ev.Decision, ev.Reason)
 	}
 }
+
+// TestRepositoryMadeByTheLine: git takes any directory holding HEAD,
+// objects/ and refs/ for a bare repository, whose config runs programs
+// (core.fsmonitor, diff.*.textconv). A line that writes HEAD, makes
+// objects/ or refs/, or creates, copies or links the directory itself
+// before `git -C DIR` runs git in a repository the gate never saw
+// (red team, round 16).
+func TestRepositoryMadeByTheLine(t *testing.T) {
+	_, cwd := everydayTree(t)
+	for _, d := range []string{"sub/objects", "sub/refs", "half/objects"} {
+		if err := os.MkdirAll(filepath.Join(cwd, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for f, content := range map[string]string{
+		"sub/config": "[core]\n\tbare = false\n\tfsmonitor = touch pwned; false\n",
+		"half/HEAD":  "ref: refs/heads/main\n",
+	} {
+		if err := os.WriteFile(filepath.Join(cwd, f), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := projectPolicy(t, "echo *", "mkdir *", "cp *", "ln *", "git status *", "git log *")
+	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
+		{"echo 'ref: refs/heads/main' > sub/HEAD && git -C sub status", gate.Ask},
+		{"echo 'ref: refs/heads/main' > sub/HEAD; git -C sub/objects status", gate.Ask},
+		{"cd sub && echo 'ref: refs/heads/main' > HEAD && git status", gate.Ask},
+		{"echo ../.git > sub/commondir && echo x > sub/HEAD && git -C sub log", gate.Ask},
+		{"mkdir half/refs && git -C half status", gate.Ask},
+		{"mkdir -p x/objects x/refs && echo 'ref: refs/heads/m' > x/HEAD && git -C x log", gate.Ask},
+		{"cp -r ../elsewhere y && git -C y status", gate.Ask},
+		{"cp -r ../elsewhere/. docs && git -C docs status", gate.Ask},
+		{"ln -s ../elsewhere z && git -C z log", gate.Ask},
+		// What git finds was checked on disk; ordinary writes change nothing.
+		{"echo x > docs/notes.md && git -C docs status", gate.Allow},
+		{"mkdir -p build/out && git status", gate.Allow},
+		{"mkdir -m 700 build && git status", gate.Allow},
+	})
+}
