@@ -823,3 +823,85 @@ func TestRepositoryMadeByTheLine(t *testing.T) {
 		{"mkdir -m 700 build && git status", gate.Allow},
 	})
 }
+
+// TestFindActionsReachWhatTheExpressionLets: `{}` in find's -exec stands
+// for what reaches the action: -o, `,`, `!` and parentheses before it, a
+// -name after it, or a second starting point widen it; -ok's command runs
+// on to `;` (GNU find takes `{} +` as the end of -exec and -execdir only)
+// (red team, round 16).
+func TestFindActionsReachWhatTheExpressionLets(t *testing.T) {
+	_, cwd := everydayTree(t)
+	p := projectPolicy(t, "find *", "cat *", "grep *", "sort *", "echo *", "wc *")
+	expectLines(t, p, cwd, gate.ModeApproveAll, false, []lineCase{
+		{"find . -name '*.md' -o -exec cat {} +", gate.Ask},
+		{"find . ! -name '*.md' -type f -exec cat {} +", gate.Ask},
+		{"find . -not -name '*.md' -exec cat {} +", gate.Ask},
+		{`find . -name README.md -o -name '.en?' -exec cat {} \;`, gate.Ask},
+		{"find . -exec cat {} + -name README.md", gate.Ask},
+		{"find . -name '*.md' , -exec cat {} +", gate.Ask},
+		{`find . \( -name '*.md' \) -exec cat {} +`, gate.Ask},
+		{"find docs . -name '.e*' -exec cat {} +", gate.Ask},
+		{"find docs ~ -name '.e*' -exec cat {} +", gate.Ask},
+		{"find -exec cat {} +", gate.Ask},
+		{`echo y | find README.md -ok sort {} + -o /tmp/out \;`, gate.Ask},
+		{`echo y | find README.md -ok sort {} + .env \;`, gate.Deny},
+		{`echo y | find README.md -okdir sort {} + -uid --compress-program=sh -uid -m a b \;`, gate.Ask},
+		// The idioms stay allowed.
+		{"find . -name '*.go' -exec grep -l TODO {} +", gate.Allow},
+		{"find . -name node_modules -prune -o -name '*.go' -exec grep -l TODO {} +", gate.Allow},
+		{"find gate cmd -name '*.go' -exec grep -l TODO {} +", gate.Allow},
+		{`find . -type f -name '*.md' -exec wc -l {} \;`, gate.Allow},
+	})
+}
+
+// TestGitConfigIncludesFollowFiles: `git config --file F --includes`
+// prints the files F's include.path names (~/.pypirc is config-shaped),
+// which no read rule saw (red team, round 16).
+func TestGitConfigIncludesFollowFiles(t *testing.T) {
+	_, cwd := everydayTree(t)
+	p := projectPolicy(t, "git config *", "printf *")
+	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
+		{`printf '[include]\n\tpath = ~/.pypirc\n' > x.cfg; git config --list --file=x.cfg --includes`, gate.Ask},
+		{"git config --get --file x.cfg --includes pypi.password", gate.Ask},
+		{"git config -f x.cfg --inc --list", gate.Ask},
+		{"git config --blob=HEAD:x.cfg --includes --list", gate.Ask},
+		{"git config --list --file=x.cfg", gate.Allow},
+		{"git config -f x.cfg --includes --no-includes --list", gate.Allow},
+	})
+}
+
+// TestGoFlagsThatRunOrWrite: under `go test *` and `go build *`, go's
+// -exec, -toolexec, -vettool, -overlay, -C and linker flags run programs
+// the rule never named; -o and the profile flags write where they are
+// told, judged as writes (red team, round 16).
+func TestGoFlagsThatRunOrWrite(t *testing.T) {
+	_, cwd := everydayTree(t)
+	p := projectPolicy(t, "go test *", "go build *", "go vet *", "go run *")
+	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
+		{`go test -exec 'bash -c "touch /tmp/pwned"' .`, gate.Ask},
+		{"go test -exec='touch /tmp/pwned --' .", gate.Ask},
+		{"go test --toolexec=x .", gate.Ask},
+		{"go vet -vettool=/bin/sh .", gate.Ask},
+		{"go run -exec x .", gate.Ask},
+		{"go test -C /tmp .", gate.Ask},
+		{"go test -overlay o.json .", gate.Ask},
+		{"go build -ldflags=-extld=/tmp/x .", gate.Ask},
+		{"go build -gcflags=-cpuprofile=/tmp/x .", gate.Ask},
+		{"go build -o ~/.local/bin/app .", gate.Ask},
+		{"go test -c -o .git/hooks/pre-commit .", gate.Ask},
+		// The everyday forms stay allowed.
+		{"go test -race -count=1 ./...", gate.Allow},
+		{"go test -coverprofile=cover.out ./...", gate.Allow},
+		{"go test -run TestA -v -bench . -benchmem -cpuprofile cpu.out .", gate.Allow},
+		{"go build -o bin/app ./cmd/app", gate.Allow},
+		{"go build -ldflags '-s -w -X main.version=1.2' .", gate.Allow},
+		{"go test -gcflags=all='-N -l' .", gate.Allow},
+	})
+	// Writes outside the project are judged by the Write rules.
+	expectLines(t, p, cwd, "", false, []lineCase{
+		{"go test -c -o /tmp/outside.test .", gate.Ask},
+		{"go test -coverprofile=/tmp/outside.cov .", gate.Ask},
+		{"go test ./... -args -test.cpuprofile=/tmp/x", gate.Ask},
+		{"go test -o=.env -c .", gate.Deny},
+	})
+}

@@ -446,7 +446,11 @@ func (a *analyzer) command(c syntax.Command, in stdinKind, script *stdinScript) 
 			a.stmt(c.Stmt, in)
 		}
 	case *syntax.FuncDecl:
-		a.notUnderstood("a function definition (" + c.Name.Value + ")")
+		name := "" // the parser takes `()0` for one with no name
+		if c.Name != nil {
+			name = c.Name.Value
+		}
+		a.notUnderstood("a function definition (" + name + ")")
 	case *syntax.CoprocClause:
 		a.notUnderstood("coproc")
 	default:

@@ -3,6 +3,7 @@ package shell
 // find: predicates, actions that write, and the commands -exec runs.
 
 import (
+	"path"
 	"strings"
 )
 
@@ -49,7 +50,7 @@ func (a *analyzer) find(fs []field) (string, string) {
 		}
 		s := f.s
 		if findExec(s) {
-			i = findExecEnd(args, i+1)
+			i = findExecEnd(args, i+1, s)
 			continue
 		}
 		if n, ok := findPreds[s]; ok {
@@ -86,45 +87,94 @@ func (a *analyzer) find(fs []field) (string, string) {
 	return "", hazard
 }
 
-// findNames returns the field that stands for `{}` in find's -exec: any
-// name under the starting points that matches the first -name test.
-func findNames(args []field) field {
-	start, name := "", "*"
-	for i, f := range args {
-		s := f.s
-		if strings.HasPrefix(s, "-") || s == "(" || s == "!" {
-			if (s == "-name") && i+1 < len(args) && name == "*" && !args[i+1].dyn {
-				name = args[i+1].s
-			}
-			continue
-		}
-		if start == "" && i < len(args) && !isFindOperandOfPred(args, i) {
-			start = s
+// findNames returns the field that stands for `{}` in the find action at
+// args[at]: any name under the starting points that matches a -name test
+// the action depends on. find evaluates left to right, -a binding tighter
+// than -o and `,`: only a -name of the same run of tests before the action,
+// not negated, narrows what reaches it; with parentheses anywhere before it,
+// every name does.
+func findNames(args []field, at int) field {
+	name := "*"
+	start := findStart(args)
+	seg, parens := 0, false
+	for i := 0; i < at && i < len(args); i++ {
+		switch s := args[i].s; {
+		case findExec(s):
+			i = findExecEnd(args, i+1, s)
+		case s == "-o" || s == "-or" || s == ",":
+			seg = i + 1
+		case s == "(" || s == ")":
+			parens = true
+		default:
+			i += findPreds[s]
 		}
 	}
-	if start == "" {
-		start = "."
+	for i := seg; !parens && i < at && i < len(args); i++ {
+		s := args[i].s
+		if findExec(s) {
+			i = findExecEnd(args, i+1, s)
+			continue
+		}
+		negated := i > 0 && (args[i-1].s == "!" || args[i-1].s == "-not")
+		if s == "-name" && i+1 < at && !args[i+1].dyn && !negated {
+			name = args[i+1].s
+			break
+		}
+		i += findPreds[s]
 	}
 	return field{s: Dyn, dyn: true, expanded: true, glob: true, quoted: true, pat: strings.TrimSuffix(start, "/") + "/*" + name, rec: true}
 }
 
-func isFindOperandOfPred(args []field, i int) bool {
-	if i == 0 {
-		return false
+// findStart returns the directory every starting point lies in: the
+// starting points are the words before the expression (none means "."),
+// and with several, `{}` may be a name under any of them.
+func findStart(args []field) string {
+	var starts []string
+	for _, f := range args {
+		if strings.HasPrefix(f.s, "-") || f.s == "(" || f.s == "!" || f.s == ")" || f.s == "," {
+			break
+		}
+		starts = append(starts, path.Clean(f.s))
 	}
-	n, ok := findPreds[args[i-1].s]
-	return ok && n > 0 || findExec(args[i-1].s)
+	switch len(starts) {
+	case 0:
+		return "."
+	case 1:
+		return starts[0]
+	}
+	common := strings.Split(starts[0], "/")
+	for _, s := range starts {
+		if path.IsAbs(s) != path.IsAbs(starts[0]) || s == ".." || strings.HasPrefix(s, "../") {
+			return "/" // several places, one of them above this directory
+		}
+		parts := strings.Split(s, "/")
+		n := 0
+		for n < len(common) && n < len(parts) && common[n] == parts[n] {
+			n++
+		}
+		common = common[:n]
+	}
+	if c := strings.Join(common, "/"); c != "" {
+		return c
+	}
+	if path.IsAbs(starts[0]) {
+		return "/"
+	}
+	return "."
 }
 
-// findExecEnd returns the index of the `;` that ends an -exec command
-// starting at args[i], or of a `+` right after `{}` (GNU find takes `+`
-// as the end only there); len(args) when there is none.
-func findExecEnd(args []field, i int) int {
+// findExecEnd returns the index of the `;` that ends the command of the
+// action (-exec, -execdir, -ok, -okdir) starting at args[i], or, for -exec
+// and -execdir, of a `+` right after `{}` (GNU find takes `+` as the end
+// only there, and never for -ok and -okdir, whose command runs on to `;`);
+// len(args) when there is none.
+func findExecEnd(args []field, i int, action string) int {
+	plus := action == "-exec" || action == "-execdir"
 	for j := i; j < len(args); j++ {
 		if args[j].dyn {
 			continue
 		}
-		if args[j].s == ";" || args[j].s == "+" && j > i && args[j-1].s == "{}" && !args[j-1].dyn {
+		if args[j].s == ";" || plus && args[j].s == "+" && j > i && args[j-1].s == "{}" && !args[j-1].dyn {
 			return j
 		}
 	}

@@ -198,6 +198,9 @@ globals:
 	rest := args[i+1:]
 	shortDanger := gitShortDanger[sub]
 	noIndex := false
+	// git config --file F --includes prints what F's include.path and
+	// includeIf name, files no read rule saw.
+	includes, fromFile := false, false
 	for j := 0; j < len(rest); j++ {
 		s := rest[j].s
 		if s == "--" {
@@ -209,6 +212,16 @@ globals:
 			name = gitLongName(sub, name)
 			if name == "no-index" {
 				noIndex = true
+			}
+			if sub == "config" {
+				switch neg, isNeg := strings.CutPrefix(name, "no-"); {
+				case name == "includes":
+					includes = true
+				case isNeg && neg != "" && strings.HasPrefix("includes", neg):
+					includes = false
+				case name == "file" || name == "blob":
+					fromFile = true
+				}
 			}
 			if gitExact[name] {
 				continue
@@ -238,6 +251,7 @@ globals:
 			continue
 		}
 		if len(s) > 1 && s[0] == '-' {
+			fromFile = fromFile || sub == "config" && s[1] == 'f'
 			if strings.ContainsAny(s[1:], shortDanger) && shortDanger != "" {
 				return "", "git " + sub + " " + s + " may run a program or write a file"
 			}
@@ -250,6 +264,9 @@ globals:
 				}
 			}
 		}
+	}
+	if includes && fromFile {
+		return "not understood: git config --includes follows the include.path and includeIf of the file given to files it names, which are not judged as reads", ""
 	}
 	if sub == "diff" && !noIndex {
 		// git diff goes outside the index on its own when a path is
@@ -424,7 +441,7 @@ var gitLongOptions = map[string][]string{
 	"grep":   {"no-index", "untracked", "pathspec-from-file", "file"},
 	"diff":   {"no-index", "pathspec-from-file"},
 	"blame":  {"contents", "ignore-revs-file"},
-	"config": {"file"},
+	"config": {"file", "blob", "includes"},
 	"commit": {"file", "template", "pathspec-from-file"},
 	"tag":    {"file"},
 	"notes":  {"file"},

@@ -330,6 +330,9 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 	case "find":
 		d, h := a.find(fs)
 		return d, h, true
+	case "go":
+		d, h := a.goCmd(fs)
+		return d, h, true
 	case "sed", "gsed":
 		d, h := a.sed(fs)
 		return d, h, true

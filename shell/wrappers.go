@@ -503,13 +503,13 @@ func (a *analyzer) inner(fs []field, source, wrapper, envHazard string, depth in
 // actions, each up to its `;` or `+`; `{}` stands for the names found.
 func (a *analyzer) findExec(args []field, source string, depth int) (bool, string) {
 	found := false
-	names := findNames(args)
 	for i := 0; i < len(args); i++ {
 		if !findExec(args[i].s) {
 			continue
 		}
 		label := "find " + args[i].s
-		j := findExecEnd(args, i+1)
+		names := findNames(args, i)
+		j := findExecEnd(args, i+1, args[i].s)
 		found = true
 		if j > i+1 {
 			if depth >= maxDepth {
