@@ -178,6 +178,20 @@ func gitSubcommand(argv []string) string {
 	return ""
 }
 
+// gitSubArgs returns the words after git's subcommand.
+func gitSubArgs(argv []string) []string {
+	for i := 1; i < len(argv); i++ {
+		switch a := argv[i]; {
+		case a == "-C" || a == "-c":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return argv[i+1:]
+		}
+	}
+	return nil
+}
+
 // gitOperands reports whether argv has a word after the subcommand that is
 // not an option.
 func gitOperands(argv []string) bool {

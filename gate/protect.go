@@ -72,6 +72,10 @@ func (p *Policy) protectCommand(cmd *shell.Command, cwd string) (string, Action)
 	if why := selfDecision(cmd.Argv, cwd); why != "" {
 		return why, Deny
 	}
+	if name == "git" && gitSubcommand(cmd.Argv) == "mv" {
+		// git mv moves like mv, into a directory too (git mv dir .claude).
+		name, args, cwd = "mv", gitSubArgs(cmd.Argv), gitDir(cmd.Argv, cwd)
+	}
 	effect, ok := writerCommands[name]
 	if !ok {
 		return "", ""

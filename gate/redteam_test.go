@@ -659,6 +659,10 @@ func TestGitTreeWritersAndProtectedPaths(t *testing.T) {
 		{"git rm .claude/settings.json", gate.Deny},
 		{"git rm --cached .claude/settings.json", gate.Allow},
 		{"git mv main.go .claude/agents/a.md", gate.Ask},
+		// A directory moved onto a settings directory (round 16).
+		{"git mv docs .gemini", gate.Deny},
+		{"git -C docs mv notes.md ../.github/copilot", gate.Deny},
+		{"git mv docs docs2", gate.Allow},
 		{"git bundle create .claude/settings.local.json HEAD", gate.Ask},
 		{"git worktree add .claude/agents", gate.Ask},
 		{"git checkout-index --prefix=.claude/skills/ -a", gate.Ask},
