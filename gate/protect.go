@@ -129,6 +129,9 @@ func (p *Policy) protectArg(arg, cwd string, effect pathEffect) (string, Action)
 		if agentSettingsBelow(ps.abs) || agentSettingsInside(ps.abs) {
 			return "removing or moving " + ps.abs + " would take an agent's hook settings with it", Deny
 		}
+		if d := p.binDirBelow(ps.abs); d != "" {
+			return "removing or moving " + ps.abs + " would take " + d + ", where programs are found by name (approvalbot's hook may be one), with it", Ask
+		}
 	}
 	return "", ""
 }
@@ -169,6 +172,11 @@ func (p *Policy) protectPath(abs, raw, cwd string, kind ToolKind) (string, Actio
 			}
 			if p.startupFile(f) {
 				return "writes to " + f + ", which shells (an agent's `bash -lc`), git or ssh run as code without asking the gate", Ask
+			}
+			if p.binDirFile(f) {
+				// Removed, emptied or made not executable, it stops what
+				// runs by that name: approvalbot's hook among them.
+				return "changes " + f + " among the programs run by name (approvalbot's hook may be one)", Ask
 			}
 		}
 	}
@@ -544,6 +552,22 @@ var homeStartupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bas
 // allows (`git status` running ~/.local/bin/git).
 var binDirs = []string{"~/.local/bin", "~/bin", "~/.cargo/bin", "~/go/bin", "~/.bun/bin", "~/.deno/bin",
 	"/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/usr/sbin", "/bin", "/sbin"}
+
+// binDirBelow returns the first of binDirs at or below abs, "" for none.
+func (p *Policy) binDirBelow(abs string) string {
+	for _, d := range binDirs {
+		if rest, ok := strings.CutPrefix(d, "~/"); ok {
+			if p.home == "" {
+				continue
+			}
+			d = p.home + "/" + rest
+		}
+		if d == abs || strings.HasPrefix(d, strings.TrimSuffix(abs, "/")+"/") {
+			return d
+		}
+	}
+	return ""
+}
 
 // binDirFile reports a file directly in one of binDirs.
 func (p *Policy) binDirFile(abs string) bool {

@@ -777,6 +777,13 @@ func TestStartupFilesArePersonOnly(t *testing.T) {
 		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo x > ~/.local/bin/git"}`), Cwd: cwd},
 		{Tool: "Write", Input: json.RawMessage(`{"file_path":"` + home + `/bin/ls","content":"x"}`), Cwd: cwd},
 		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo x > /usr/local/bin/rg"}`), Cwd: cwd},
+		// Removed, emptied or made not executable there, approvalbot's
+		// hook binary would stop gating (round 16).
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"rm ~/.local/bin/approvalbot"}`), Cwd: cwd},
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"chmod -x ~/go/bin/approvalbot"}`), Cwd: cwd},
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"truncate -s0 /usr/local/bin/approvalbot"}`), Cwd: cwd},
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"rm -rf ~/.local/bin"}`), Cwd: cwd},
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"mv ~/go ~/go.old"}`), Cwd: cwd},
 	} {
 		if ev := p.Evaluate(c, gate.Env{Mode: gate.ModeApproveAll}); ev.Decision == gate.Allow || ev.Decision == gate.Ask && !ev.Uncertain {
 			t.Errorf("%s: %s uncertain=%v (%s), want a deny or an ask only a person answers", c.Input, ev.Decision, ev.Uncertain, ev.Reason)
