@@ -916,3 +916,28 @@ func TestGoFlagsThatRunOrWrite(t *testing.T) {
 		{"go test -o=.env -c .", gate.Deny},
 	})
 }
+
+// TestRound16ShellForms: under the default rules, an awk keyword of one
+// awk that is a variable in another hid system() inside what one reads as
+// a regex; a pattern starting with - that matches nothing reaches grep as
+// an option (--include=.en?); git's -S given in a bundle of short options
+// (-wSFILE) reads FILE (red team, round 16).
+func TestRound16ShellForms(t *testing.T) {
+	home, cwd := everydayTree(t)
+	if err := os.WriteFile(filepath.Join(home, ".netrc"), []byte("machine x password s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := everydayPolicy(t, home)
+	expectLines(t, p, cwd, gate.ModeApproveAll, false, []lineCase{
+		{`awk 'BEGIN { func = 1; x = func / 2; system("touch \057tmp\057pwned"); y = 1 / 1; print x }'`, gate.Ask},
+		{`awk 'BEGIN { nextfile = 4; print nextfile / 2; system("x"); print 1 / 1 }'`, gate.Ask},
+		{"grep -r --include='*.md' TODO --include=.en? .", gate.Ask},
+		{"grep TODO -*", gate.Ask},
+		{"git blame -wS" + home + "/.netrc main.go", gate.Deny},
+		{"git blame -wS " + home + "/.netrc main.go", gate.Deny},
+		// The everyday forms stay allowed.
+		{`awk '{ print $1 / 2 }' main.go`, gate.Allow},
+		{"grep -rn TODO --include='*.go' .", gate.Allow},
+		{"git blame -w -L1,5 main.go", gate.Allow},
+	})
+}

@@ -187,12 +187,12 @@ func awkBlank(p string) (string, bool) {
 				j++
 			}
 			switch string(b[i:j]) {
-			case "case", "default", "switch":
-				// Keywords in gawk, variables in mawk: a "/" after them is a
-				// regex in one and a division in the other.
+			case "case", "default", "switch", "func", "nextfile", "BEGINFILE", "ENDFILE":
+				// Keywords in gawk, variables in mawk (Debian's awk): a "/"
+				// after them is a regex in one and a division in the other.
 				return "", false
 			case "print", "printf", "return", "in", "if", "else", "while", "for", "do",
-				"getline", "delete", "exit", "next", "nextfile", "BEGIN", "END", "function", "func", "length":
+				"getline", "delete", "exit", "next", "BEGIN", "END", "function", "length":
 				operand = false
 				if string(b[i:j]) == "length" {
 					return "", false // `length / x /` is read differently by awks

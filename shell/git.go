@@ -255,13 +255,22 @@ globals:
 			if strings.ContainsAny(s[1:], shortDanger) && shortDanger != "" {
 				return "", "git " + sub + " " + s + " may run a program or write a file"
 			}
-			if gitFileOption(sub, s[:2]) {
-				if len(s) > 2 {
-					a.addRead(field{s: s[2:]}, "git "+sub+" "+s[:2], false)
+			// A bundle of short options (-wS FILE, -wSFILE): the first
+			// letter that names a file takes the rest of the word, or
+			// the next word. (A letter inside an earlier option's value
+			// only makes this read more than git does.)
+			for k := 1; k < len(s); k++ {
+				opt := "-" + s[k:k+1]
+				if !gitFileOption(sub, opt) {
+					continue
+				}
+				if k+1 < len(s) {
+					a.addRead(field{s: s[k+1:]}, "git "+sub+" "+opt, false)
 				} else if j+1 < len(rest) {
 					j++
-					a.addRead(rest[j], "git "+sub+" "+s, false)
+					a.addRead(rest[j], "git "+sub+" "+opt, false)
 				}
+				break
 			}
 		}
 	}

@@ -193,6 +193,11 @@ func (p *progSpec) parseArgs(prog string, args []field) (opts []parsedOpt, opera
 	for ; i < len(args); i++ {
 		f := args[i]
 		if f.glob {
+			if strings.HasPrefix(f.pat, "-") {
+				// Matching nothing, it reaches the program as written: an
+				// option (grep --include=.en?).
+				return nil, nil, "an unquoted pattern starting with - in the arguments of " + prog + " (it is an option when it matches no file)"
+			}
 			// A pattern whose names could start with "-" would be options.
 			if !safeGlobStart(f.pat) {
 				if len(p.danger) > 0 {
