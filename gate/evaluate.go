@@ -345,10 +345,17 @@ func (s *evalState) judgeCommand(cmd *shell.Command) {
 	}
 	cwd := cmd.Cwd
 	if why, action := s.p.protectCommand(cmd, cwd); why != "" {
-		if action == Deny {
+		switch {
+		case action == Deny:
 			pt.ref = RuleRef{Layer: LayerBuiltin, Action: Deny}
 			pt.v.Decision, pt.v.Reason = Deny, why
-		} else {
+		default:
+			// Only a person may allow it; a rule may still deny it.
+			if ref := s.judge(tool, &subject{text: cmd.Text}); ref.Action == Deny {
+				pt.ref = ref
+				pt.v.Decision, pt.v.Reason = Deny, ruleReason(ref)
+				break
+			}
 			s.uncertain(&pt, why)
 			pt.fixable = false
 		}

@@ -148,18 +148,28 @@ func directory(p string) bool {
 }
 
 // gitDir returns the directory a git command line runs in: its cwd moved
-// by each literal -C; "" when unknown.
+// by each literal -C among git's global options, wherever it stands
+// (git --no-pager -C DIR); "" when unknown.
 func gitDir(argv []string, cwd string) string {
 	dir := cwd
-	for i := 1; i+1 < len(argv) && argv[i] == "-C"; i += 2 {
-		if dir == "" {
-			return ""
+	for i := 1; i < len(argv); i++ {
+		switch a := argv[i]; {
+		case a == "-C" && i+1 < len(argv):
+			i++
+			if dir == "" {
+				return ""
+			}
+			next := argv[i]
+			if !filepath.IsAbs(next) {
+				next = filepath.Join(dir, next)
+			}
+			dir = next
+		case a == "-c":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return dir // the subcommand
 		}
-		next := argv[i+1]
-		if !filepath.IsAbs(next) {
-			next = filepath.Join(dir, next)
-		}
-		dir = next
 	}
 	return dir
 }

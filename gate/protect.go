@@ -394,9 +394,23 @@ func agentSettingsBelow(abs string) bool {
 }
 
 // gitInternal reports a path inside a .git directory, or a file named .git
-// (which can point git at another directory: `gitdir: ...`).
+// (which can point git at another directory: `gitdir: ...`), or what makes
+// any directory one git uses as a repository: a file named HEAD (with
+// objects/ and refs/ beside it, git takes the directory for a bare
+// repository), or the config or commondir beside a HEAD. Checked when the
+// file is written, so that a git command judged earlier (a background
+// job, a call running in parallel) cannot find a repository made after.
 func gitInternal(abs string) bool {
-	return strings.Contains(abs+"/", "/.git/")
+	if strings.Contains(abs+"/", "/.git/") {
+		return true
+	}
+	switch filepath.Base(abs) {
+	case "HEAD":
+		return true
+	case "config", "commondir", "config.worktree":
+		return regular(filepath.Join(filepath.Dir(abs), "HEAD"))
+	}
+	return false
 }
 
 // pathCandidates returns the possible paths in one argument: the argument

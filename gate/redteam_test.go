@@ -804,7 +804,7 @@ func TestStartupFilesArePersonOnly(t *testing.T) {
 // (red team, round 16).
 func TestRepositoryMadeByTheLine(t *testing.T) {
 	_, cwd := everydayTree(t)
-	for _, d := range []string{"sub/objects", "sub/refs", "half/objects"} {
+	for _, d := range []string{"sub/objects", "sub/refs", "half/objects", "bare/objects", "bare/refs"} {
 		if err := os.MkdirAll(filepath.Join(cwd, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -812,12 +812,13 @@ func TestRepositoryMadeByTheLine(t *testing.T) {
 	for f, content := range map[string]string{
 		"sub/config": "[core]\n\tbare = false\n\tfsmonitor = touch pwned; false\n",
 		"half/HEAD":  "ref: refs/heads/main\n",
+		"bare/HEAD":  "ref: refs/heads/main\n",
 	} {
 		if err := os.WriteFile(filepath.Join(cwd, f), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	p := projectPolicy(t, "echo *", "mkdir *", "cp *", "ln *", "git status *", "git log *")
+	p := projectPolicy(t, "echo *", "printf *", "mkdir *", "cp *", "ln *", "git status *", "git log *", "sleep *")
 	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
 		{"echo 'ref: refs/heads/main' > sub/HEAD && git -C sub status", gate.Ask},
 		{"echo 'ref: refs/heads/main' > sub/HEAD; git -C sub/objects status", gate.Ask},
@@ -828,6 +829,15 @@ func TestRepositoryMadeByTheLine(t *testing.T) {
 		{"cp -r ../elsewhere y && git -C y status", gate.Ask},
 		{"cp -r ../elsewhere/. docs && git -C docs status", gate.Ask},
 		{"ln -s ../elsewhere z && git -C z log", gate.Ask},
+		// -C after another global option moves git too.
+		{"git --no-pager -C bare status", gate.Ask},
+		{"git -P -C bare status", gate.Ask},
+		{"git --literal-pathspecs -C docs -C ../bare status", gate.Ask},
+		// Whoever runs git later (a background job, a call in parallel),
+		// a HEAD, or a config beside one, is for a person to write.
+		{"echo 'ref: refs/heads/main' > docs/HEAD", gate.Ask},
+		{"printf '[core]' > half/config", gate.Ask},
+		{"(sleep 3; git -C sub status) &", gate.Allow},
 		// What git finds was checked on disk; ordinary writes change nothing.
 		{"echo x > docs/notes.md && git -C docs status", gate.Allow},
 		{"mkdir -p build/out && git status", gate.Allow},
