@@ -171,7 +171,7 @@ func (p *Policy) protectPath(abs, raw, cwd string, kind ToolKind) (string, Actio
 				return "writes to " + f + ", which an agent loads as hooks, plugins or MCP servers that run without asking the gate", Ask
 			}
 			if p.startupFile(f) {
-				return "writes to " + f + ", which shells (an agent's `bash -lc`), git or ssh run as code without asking the gate", Ask
+				return "writes to " + f + ", which shells (an agent's `bash -lc`), git, ssh, python or jq run as code, or as settings that run programs, without asking the gate", Ask
 			}
 			if p.binDirFile(f) {
 				// Removed, emptied or made not executable, it stops what
@@ -358,6 +358,8 @@ var (
 	agentCodeDirs = []string{
 		"/.claude/agents", "/.claude/skills", "/.claude/commands", "/.claude/hooks", "/.claude/plugins",
 		"/.claude/workflows", "/.claude/routines",
+		// Sourced before every Bash command; where to find IDE MCP servers.
+		"/.claude/shell-snapshots", "/.claude/ide",
 		"/.gemini", "/.qwen", "/.opencode", "/.config/opencode", "/.cursor",
 		"/.github/agents", "/.github/skills", "/.agents",
 	}
@@ -557,9 +559,12 @@ func agentSettingsInside(dir string) bool {
 // as code or configuration that runs programs: shell start-up files (Codex
 // runs every command through `bash -lc`, which reads the login files), git's
 // and ssh's user configuration (core.fsmonitor, ProxyCommand).
-var homeStartupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
-	".zprofile", ".zshenv", ".zlogin", ".config/fish/config.fish", ".gitconfig", ".config/git/config", ".ssh/config",
-	".ssh/rc", ".ssh/authorized_keys"}
+// Also jq's ~/.jq (sourced into every jq program), curl's and wget's
+// configuration (an output file, another config), and Python's user site
+// (a .pth line or usercustomize runs in every python, mypy or pip).
+var homeStartupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
+	".zshrc", ".zprofile", ".zshenv", ".zlogin", ".config/fish/config.fish", ".pam_environment", ".gitconfig",
+	".config/git/config", ".ssh/config", ".ssh/rc", ".ssh/authorized_keys", ".jq", ".curlrc", ".wgetrc"}
 
 // binDirs are where programs are found by name (home-relative ones with a
 // leading "~/"): a program written there runs in place of the one a rule
@@ -610,5 +615,12 @@ func (p *Policy) startupFile(abs string) bool {
 		return false
 	}
 	rel, ok := strings.CutPrefix(abs, p.home+"/")
-	return ok && slices.Contains(homeStartupFiles, rel)
+	if !ok {
+		return false
+	}
+	if site, ok := strings.CutPrefix(rel, ".local/lib/python"); ok {
+		_, file, _ := strings.Cut(site, "/site-packages/")
+		return strings.HasSuffix(file, ".pth") || file == "usercustomize.py" || file == "sitecustomize.py"
+	}
+	return slices.Contains(homeStartupFiles, rel)
 }

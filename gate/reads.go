@@ -840,7 +840,7 @@ func (s *evalState) writeProtected(abs, real string) string {
 		case agentCode(f):
 			return "an agent loads " + f + " as hooks, plugins or MCP servers that run without asking the gate"
 		case s.p.startupFile(f):
-			return "shells, git or ssh run " + f + " as code without asking the gate"
+			return "shells, git, ssh, python or jq run " + f + " as code, or as settings that run programs, without asking the gate"
 		case s.p.protectedBy(f) != "":
 			return "writes to approvalbot's own files (" + s.p.protectedBy(f) + ") are denied"
 		case gitInternal(f):

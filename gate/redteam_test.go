@@ -784,6 +784,14 @@ func TestStartupFilesArePersonOnly(t *testing.T) {
 		{Tool: "Bash", Input: json.RawMessage(`{"command":"truncate -s0 /usr/local/bin/approvalbot"}`), Cwd: cwd},
 		{Tool: "Bash", Input: json.RawMessage(`{"command":"rm -rf ~/.local/bin"}`), Cwd: cwd},
 		{Tool: "Bash", Input: json.RawMessage(`{"command":"mv ~/go ~/go.old"}`), Cwd: cwd},
+		// Read as code by programs rules allow, and by Claude Code before
+		// every command (round 16; an agent may run in the home directory).
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo 'alias git=x' >> .claude/shell-snapshots/snapshot-bash-1.sh"}`), Cwd: home},
+		{Tool: "Write", Input: json.RawMessage(`{"file_path":"` + home + `/.claude/ide/1234.lock","content":"{}"}`), Cwd: home},
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo 'def x: 1;' > ~/.jq"}`), Cwd: cwd},
+		{Tool: "Write", Input: json.RawMessage(`{"file_path":"` + home + `/.local/lib/python3.12/site-packages/x.pth","content":"import os"}`), Cwd: cwd},
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo x > ~/.local/lib/python3.12/site-packages/usercustomize.py"}`), Cwd: home},
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo 'alias ls=x' >> ~/.bash_aliases"}`), Cwd: home},
 	} {
 		if ev := p.Evaluate(c, gate.Env{Mode: gate.ModeApproveAll}); ev.Decision == gate.Allow || ev.Decision == gate.Ask && !ev.Uncertain {
 			t.Errorf("%s: %s uncertain=%v (%s), want a deny or an ask only a person answers", c.Input, ev.Decision, ev.Uncertain, ev.Reason)
