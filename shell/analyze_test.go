@@ -249,6 +249,11 @@ func TestNestedWrappers(t *testing.T) {
 func TestHazards(t *testing.T) {
 	cases := []struct{ want, src string }{
 		{"find -delete", "find . -name '*.py' -delete"},
+		{"pytest", "pytest -q -o addopts=--basetemp=/home/u"},
+		{"pytest", "pytest -c /tmp/x.ini"},
+		{"pytest", "pytest --junitxml=/tmp/r.xml"},
+		{"cargo", "cargo test --target-dir /tmp/t"},
+		{"cargo", "cargo build -Zunstable-options"},
 		{"", "find . -fprint /tmp/x"}, // a write, judged by the Write rules
 		{"git -c", "git -c core.fsmonitor=id status"},
 		{"--exec-path", "git --exec-path=/tmp status"},
@@ -370,6 +375,8 @@ func TestHazardTable(t *testing.T) {
 		"npm config runs code":                   "npm test --node-o=x",
 		"ssh option runs a program":              "ssh -oProxyCommand=x h",
 		"go env -w writes go's settings":         "go env -w CC=x",
+		"pytest writes, removes or reads settings elsewhere":         "pytest --base=/home/u tests",
+		"cargo --config, -Z or another manifest or target directory": "cargo test --config build.rustc-wrapper=x",
 	}
 	for _, h := range hazards {
 		src, ok := cases[h.name]

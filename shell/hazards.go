@@ -69,6 +69,16 @@ var hazards = []hazard{
 		return longPrefixArg(a, "node-options", "script-shell", "userconfig", "globalconfig", "shell", "call", "prefix", "cache", "registry") ||
 			hasArg(a, "-c")
 	}},
+	{"pytest writes, removes or reads settings elsewhere", []string{"pytest", "py.test"}, func(a []field) bool {
+		// --basetemp DIR removes DIR first; -c/-o/--rootdir bring other
+		// settings (addopts). argparse takes any unique prefix.
+		return longPrefixArg(a, "basetemp", "junitxml", "junit-xml", "log-file", "resultlog", "result-log", "pastebin",
+			"config-file", "rootdir", "confcutdir", "override-ini", "debug") ||
+			shortFlag(a, 'c', "kmrWnpo") || shortFlag(a, 'o', "kmrWnpc")
+	}},
+	{"cargo --config, -Z or another manifest or target directory", []string{"cargo"}, func(a []field) bool {
+		return longPrefixArg(a, "config", "manifest-path", "target-dir") || hasPrefixArg(a, "-Z")
+	}},
 	{"go env -w writes go's settings", []string{"go"}, func(a []field) bool {
 		return len(a) > 1 && a[0].s == "env" && (hasArg(a[1:], "-w", "-u") || longPrefixArg(a[1:], "w", "u"))
 	}},
