@@ -26,7 +26,7 @@ func gitRepo(dir string) (string, bool) {
 	}
 	for d := filepath.Clean(dir); ; {
 		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			if fi.IsDir() {
+			if fi.IsDir() || linkedGitDir(filepath.Join(d, ".git")) {
 				return "", true
 			}
 			return "git would follow " + filepath.Join(d, ".git") + " (not a directory) to another repository", true
@@ -130,6 +130,32 @@ func madePaths(a *shell.Analysis) (made []string, unknown bool) {
 		}
 	}
 	return made, unknown
+}
+
+// linkedGitDir reports a .git file of a linked worktree or a submodule:
+// `gitdir: PATH` naming a directory inside another .git directory, whose
+// files (config among them) only a person may write.
+func linkedGitDir(gitFile string) bool {
+	fi, err := os.Lstat(gitFile)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return false
+	}
+	b, err := os.ReadFile(gitFile)
+	if err != nil {
+		return false
+	}
+	target, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
+	if !ok || target == "" || strings.ContainsAny(target, "\n\r") {
+		return false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(gitFile), target)
+	}
+	target = filepath.Clean(target)
+	if real, err := filepath.EvalSymlinks(target); err == nil {
+		target = real
+	}
+	return gitInternal(target) && strings.Contains(target, "/.git/") && directory(target)
 }
 
 func regular(p string) bool {

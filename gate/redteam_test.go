@@ -959,3 +959,29 @@ func TestRound16ShellForms(t *testing.T) {
 		{"git blame -w -L1,5 main.go", gate.Allow},
 	})
 }
+
+// TestLinkedWorktreeIsARepository: a linked worktree's (or submodule's)
+// .git file names a directory inside another .git, which only a person
+// may write: git there is as safe as in the main tree. A .git file naming
+// anything else still asks.
+func TestLinkedWorktreeIsARepository(t *testing.T) {
+	home, cwd := everydayTree(t)
+	gate.GitRun(t, cwd, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "first")
+	wt := filepath.Join(filepath.Dir(cwd), "wt")
+	gate.GitRun(t, cwd, "worktree", "add", "-q", wt)
+	fake := filepath.Join(filepath.Dir(cwd), "fake")
+	if err := os.MkdirAll(filepath.Join(fake, "elsewhere"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fake, ".git"), []byte("gitdir: elsewhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := everydayPolicy(t, home)
+	expectLines(t, p, wt, gate.ModeApproveAll, true, []lineCase{
+		{"git status", gate.Allow},
+		{"git diff --stat", gate.Allow},
+	})
+	expectLines(t, p, fake, gate.ModeApproveAll, true, []lineCase{
+		{"git status", gate.Ask},
+	})
+}
