@@ -489,7 +489,14 @@ func TestCopyMoveLinkUnderAllowRule(t *testing.T) {
 		{"cp main.go docs/notes.md", gate.Allow},
 		{"cp -r gate gate2", gate.Allow},
 		{"mv main.go main2.go", gate.Allow},
-		{"ln -s .env link", gate.Allow}, // a link reads nothing; reading through it is judged where it leads
+		// A symbolic link to a secret is judged as its read: a job started
+		// earlier would read through it unjudged (round 16).
+		{"ln -s .env link", gate.Deny},
+		{"ln -sf ../.env docs/notes.md", gate.Deny},
+		{"ln -st docs ../.env", gate.Deny},
+		{"cp -s .env link", gate.Deny},
+		{"ln -s ../main.go docs/main.go", gate.Allow},
+		{"ln -sfn gate current", gate.Allow},
 		{"install -d build", gate.Allow},
 	})
 }

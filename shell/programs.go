@@ -566,6 +566,21 @@ func (a *analyzer) copyLike(name string, role operandRole, opts []parsedOpt, ope
 	for _, src := range sources {
 		if !symbolic {
 			a.addRead(src, name, recursive)
+		} else if !src.dyn && !dest.dyn {
+			// A symbolic link gives its target a name that later reads
+			// follow (a job started earlier too): the target is judged
+			// as read. A relative target is relative to where the link
+			// is: in DEST when it is a directory, else beside DEST.
+			if path.IsAbs(src.s) {
+				a.addRead(src, name+" -s", false)
+			} else {
+				if target == nil || noTarget {
+					a.addRead(field{s: path.Join(path.Dir(dest.s), src.s)}, name+" -s", false)
+				}
+				if !noTarget {
+					a.addRead(field{s: path.Join(dest.s, src.s)}, name+" -s", false)
+				}
+			}
 		}
 		if role == opMove {
 			a.writeTarget(name, src)
