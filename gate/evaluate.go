@@ -95,6 +95,8 @@ type evalState struct {
 	// mkdir whose directory is not known.
 	made        []string
 	madeUnknown bool
+	// gitByLine memoizes gitRepoByLine per directory within one call.
+	gitByLine map[string]string
 	// realDirs memoizes where a directory leads (symlinks resolved)
 	// within one call: a long line names many files in few directories.
 	realDirs map[string]realDir

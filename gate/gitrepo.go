@@ -52,12 +52,27 @@ func gitRepo(dir string) (string, bool) {
 // config, or objects/, refs/ or info/ (a bare repository whose config
 // runs programs). What is on disk was checked by gitRepo.
 func (s *evalState) gitRepoByLine(dir string) string {
-	if !directory(dir) && directory(s.cwd) {
+	if why, ok := s.gitByLine[dir]; ok {
+		return why
+	}
+	why := s.gitRepoMadeByLine(dir)
+	if s.gitByLine == nil {
+		s.gitByLine = make(map[string]string, 1)
+	}
+	s.gitByLine[dir] = why
+	return why
+}
+
+func (s *evalState) gitRepoMadeByLine(dir string) string {
+	if dir != s.cwd && !directory(dir) && directory(s.cwd) {
 		// Only the line can make it (or git fails there).
 		return "git runs in " + dir + ", which is not there before the line runs: which repository it would use cannot be checked"
 	}
 	if s.madeUnknown {
 		return "the line makes a directory only known when it runs, which could be a repository git would use"
+	}
+	if len(s.made) == 0 {
+		return ""
 	}
 	for d := filepath.Clean(dir); ; {
 		if exists(filepath.Join(d, ".git")) {
