@@ -22,6 +22,21 @@ import (
 // is in the conversation.
 var runMarker = regexp.MustCompile(`APPROVALBOT_E2E_RUN\[\[(.*?)\]\]`)
 
+// workdirMarker in the prompt sets the directory argument of the calls, for
+// shell tools that take one: APPROVALBOT_E2E_WORKDIR[[dir]].
+var workdirMarker = regexp.MustCompile(`APPROVALBOT_E2E_WORKDIR\[\[(.*?)\]\]`)
+
+// workdirProps are the shell tools' directory arguments.
+var workdirProps = []string{"workdir", "dir_path", "cwd", "directory"}
+
+// workdir returns the workdirMarker's directory in a request body, if any.
+func workdir(body []byte) string {
+	if m := workdirMarker.FindSubmatch(body); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
 // shellTools are the agents' shell tools, in order of preference.
 var shellTools = []string{"exec_command", "shell", "run_shell_command", "bash"}
 
@@ -129,7 +144,7 @@ func command(body []byte, done int) (string, bool) {
 // toolArgs fills a shell tool's arguments from its JSON schema: the command
 // (a string, or argv for an array), a description, and every other required
 // field with a plain value.
-func toolArgs(schema json.RawMessage, cmd string) string {
+func toolArgs(schema json.RawMessage, cmd, dir string) string {
 	var s struct {
 		Properties map[string]struct {
 			Type any      `json:"type"`
@@ -181,6 +196,13 @@ func toolArgs(schema json.RawMessage, cmd string) string {
 	}
 	if _, ok := s.Properties["description"]; ok {
 		set("description")
+	}
+	if dir != "" {
+		for _, name := range workdirProps {
+			if _, ok := s.Properties[name]; ok {
+				args[name] = dir
+			}
+		}
 	}
 	for _, r := range s.Required {
 		if _, done := args[r]; !done {
@@ -242,7 +264,7 @@ func (f *FakeModel) responses(w http.ResponseWriter, body []byte) {
 	}
 	switch {
 	case hasCmd && hasTool:
-		args := toolArgs(schema, cmd)
+		args := toolArgs(schema, cmd, workdir(body))
 		f.logf("  tool call %s %s", tool, args)
 		items = append(items, map[string]any{"type": "function_call", "id": "fc_" + f.nextID(), "call_id": f.nextID(), "name": tool, "arguments": args, "status": "completed"})
 	case result != nil:
@@ -308,7 +330,7 @@ func (f *FakeModel) chat(w http.ResponseWriter, body []byte) {
 	}
 	switch {
 	case hasCmd && hasTool:
-		args := toolArgs(schema, cmd)
+		args := toolArgs(schema, cmd, workdir(body))
 		f.logf("  tool call %s %s", tool, args)
 		call = map[string]any{"index": 0, "id": f.nextID(), "type": "function", "function": map[string]any{"name": tool, "arguments": args}}
 	case result != nil:
@@ -419,7 +441,7 @@ func (f *FakeModel) gemini(w http.ResponseWriter, body []byte, stream bool) {
 			f.logf("  tool result: %.200q", *result)
 		}
 		var args map[string]any
-		_ = json.Unmarshal([]byte(toolArgs(schema, cmd)), &args)
+		_ = json.Unmarshal([]byte(toolArgs(schema, cmd, workdir(body))), &args)
 		f.logf("  tool call %s %v", tool, args)
 		part = map[string]any{"functionCall": map[string]any{"name": tool, "args": args}}
 	case result != nil:

@@ -375,6 +375,30 @@ func runAgentSuite(t *testing.T, c agentCase) {
 	// may allow. Either the second call runs where it started (and the
 	// file lands in the work dir), or the gate judges it where it runs
 	// and asks.
+	// A shell tool that takes its own directory (Codex's workdir, Gemini's
+	// dir_path) runs there: the gate must judge it there, or ask.
+	t.Run("a call given its own directory is judged there", func(t *testing.T) {
+		h := newHarness(t, c.name)
+		argv, env := c.setup(h)
+		agents := filepath.Join(h.work, ".claude", "agents")
+		if err := os.MkdirAll(agents, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r := h.start(context.Background(), argv("Please do this: APPROVALBOT_E2E_WORKDIR[[.claude/agents]] APPROVALBOT_E2E_RUN[[touch own-dir.md]]"), env...)
+		if a := h.pendingOrDone(r); a != nil {
+			t.Logf("the gate asked: %s", a.Evaluation.Reason)
+			deny := exec.Command(h.bin, "deny", a.ID)
+			deny.Env = append(os.Environ(), "APPROVALBOT_URL="+h.url, "APPROVALBOT_DATA_DIR="+filepath.Join(filepath.Dir(h.home), "data"))
+			if out, err := deny.CombinedOutput(); err != nil {
+				t.Fatalf("approvalbot deny: %v\n%s", err, out)
+			}
+			r.wait(t)
+		}
+		if exists(filepath.Join(agents, "own-dir.md")) {
+			t.Fatalf("the call ran in %s, and the gate judged it elsewhere; fake model log:\n%s", agents, h.fake.Log())
+		}
+	})
+
 	t.Run("a directory kept between calls is judged", func(t *testing.T) {
 		h := newHarness(t, c.name)
 		argv, env := c.setup(h)
