@@ -258,10 +258,18 @@ func (h *repoHistory) printsUnnamed(gitDir, word string) bool {
 	if len(h.unnamed) == 0 {
 		return false
 	}
+	if word == "" {
+		return true // object names read from standard input: any of them
+	}
+	// Any run of hex digits may be an object name, peeled or not
+	// (0cfc659^{blob}, 0cfc659^{}, 0cfc659:).
+	runs := hexRuns(strings.ToLower(word))
 	for id := range h.unnamed {
 		x := hex.EncodeToString([]byte(id))
-		if len(word) >= 4 && strings.HasPrefix(x, strings.ToLower(word)) {
-			return true
+		for _, r := range runs {
+			if strings.HasPrefix(x, r) {
+				return true
+			}
 		}
 		if h.tagged[id] {
 			return true // a tag object names it: any ref may reach it
@@ -277,6 +285,25 @@ func (h *repoHistory) printsUnnamed(gitDir, word string) bool {
 		}
 	}
 	return false
+}
+
+// hexRuns returns the runs of four or more hex digits in s.
+func hexRuns(s string) []string {
+	var out []string
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		hexDigit := i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f')
+		switch {
+		case hexDigit && start < 0:
+			start = i
+		case !hexDigit && start >= 0:
+			if i-start >= 4 {
+				out = append(out, s[start:i])
+			}
+			start = -1
+		}
+	}
+	return out
 }
 
 // readRefs returns the object names of every ref of the repository at

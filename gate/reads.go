@@ -638,7 +638,11 @@ func (s *evalState) judgeHistory(pt *part, r *shell.Read, tool string) {
 	}
 	for _, rev := range r.Revisions {
 		if h.printsUnnamed(gitDir, rev) {
-			s.uncertain(pt, "not understood: `"+rev+"` may name a blob of "+root+" that no commit or tree names: which file it was cannot be told")
+			name := "`" + rev + "`"
+			if rev == "" {
+				name = "an object name read from standard input"
+			}
+			s.uncertain(pt, "not understood: "+name+" may name a blob of "+root+" that no commit or tree names: which file it was cannot be told")
 			return
 		}
 	}

@@ -446,7 +446,10 @@ func TestGitUnnamedBlob(t *testing.T) {
 		return p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll})
 	}
 	asks := []string{"git show " + id, "git show " + id[:7], "git cat-file -p " + id, "git cat-file blob " + id[:10],
-		"git diff " + id[:8] + " " + id[:8], "git show " + strings.ToUpper(id[:8])}
+		"git diff " + id[:8] + " " + id[:8], "git show " + strings.ToUpper(id[:8]),
+		// Peeled, or read from standard input (round 16).
+		"git cat-file -p " + id[:8] + "^{blob}", "git cat-file -p " + id[:8] + "^{}", "git show " + id[:7] + "^{object}",
+		"git cat-file --batch <<< " + id[:7], "git cat-file --batch-check < names.txt"}
 	for _, line := range asks {
 		if ev := judge(line); ev.Decision == gate.Allow || !ev.Uncertain {
 			t.Errorf("%s: %s uncertain=%v (%s), want an ask only a person answers", line, ev.Decision, ev.Uncertain, ev.Reason)
@@ -990,5 +993,28 @@ func TestLinkedWorktreeIsARepository(t *testing.T) {
 	})
 	expectLines(t, p, fake, gate.ModeApproveAll, true, []lineCase{
 		{"git status", gate.Ask},
+	})
+}
+
+// TestDirectoryStackAndDotDot: a pushd that fails leaves the stack as it
+// was, so the next popd lands elsewhere; `cd a/nope/..` fails, and `cd
+// lnk/../x/..` (x missing) makes bash retry the path as the kernel reads
+// it, through the link; pushd alone swaps the top two (round 16).
+func TestDirectoryStackAndDotDot(t *testing.T) {
+	home, cwd := everydayTree(t)
+	if err := os.Symlink(filepath.Join(home, ".config"), filepath.Join(cwd, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	p := everydayPolicy(t, home)
+	expectLines(t, p, cwd, gate.ModeApproveAll, false, []lineCase{
+		{"cd ~ && { pushd " + cwd + " && { pushd " + cwd + "/nope/.. ; popd ; echo x >> .bashrc ; } ; }", gate.Ask},
+		{"cd ~ && { pushd " + cwd + " && { pushd " + cwd + "/nope/.. ; popd ; cat .config/gh/hosts.yml ; } ; }", gate.Ask},
+		{"cd lnk/../.config/.. ; echo x >> .bashrc", gate.Ask},
+		{"cd lnk/../.config/.. && cat .config/gh/hosts.yml", gate.Ask},
+		{"pushd /tmp && pushd /var/tmp && pushd && echo x > f", gate.Ask},
+		// The everyday forms stay allowed.
+		{"cd gate && ls", gate.Allow},
+		{"cd ../proj && ls", gate.Allow},
+		{"pushd gate && ls && popd", gate.Allow},
 	})
 }

@@ -3,6 +3,7 @@ package shell
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -320,9 +321,10 @@ func (a *analyzer) source(n syntax.Node) string {
 // moved the directory, the directory is unknown (`cd x && ...` is exact).
 func (a *analyzer) stmts(ss []*syntax.Stmt) {
 	for i, s := range ss {
-		before := a.st.cwd
+		before, dirs := a.st.cwd, a.st.dirs
 		a.stmt(s, stdinNone)
-		if i < len(ss)-1 && a.st.cwd != before {
+		if i < len(ss)-1 && (a.st.cwd != before || !slices.Equal(a.st.dirs, dirs)) {
+			// A pushd that failed left the stack as it was, too.
 			a.st.cwd, a.st.dirs = "", nil
 		}
 	}

@@ -144,8 +144,18 @@ func (a *analyzer) builtin(fs []field, source, envHazard, wrapper string) bool {
 			a.st.cwd, a.st.dirs = "", nil
 			break
 		}
+		if len(args) == 0 {
+			// pushd alone swaps the top two directories.
+			if old == "" || len(a.st.dirs) == 0 || a.st.dirs[0] == "" {
+				a.st.cwd, a.st.dirs = "", nil
+				break
+			}
+			a.st.cwd = a.st.dirs[0]
+			a.st.dirs = append([]string{old}, a.st.dirs[1:]...)
+			break
+		}
 		a.cd(args)
-		if len(args) == 0 || old == "" {
+		if old == "" || a.st.cwd == "" {
 			a.st.dirs = nil
 		} else {
 			a.st.dirs = append([]string{old}, a.st.dirs...)
@@ -310,9 +320,12 @@ func (a *analyzer) cd(args []field) {
 		a.st.cwd = ""
 	default:
 		p, ok := a.abs(target.s)
-		if !ok || strings.Contains(p, Dyn) || physical && hasDotDot(target.s) {
+		if !ok || strings.Contains(p, Dyn) || physical && hasDotDot(target.s) || dotDotAfterName(target.s) {
 			// cd -P resolves symbolic links before "..": where it lands
-			// is on the disk, not in the text.
+			// is on the disk, not in the text. So does plain cd when a
+			// name before ".." is not a directory (a/nope/..) or when
+			// dropping it textually fails: bash then fails, or retries
+			// the path as the kernel reads it (a symbolic link's ..).
 			a.st.cwd = ""
 			return
 		}
@@ -445,6 +458,25 @@ func setOptions(args []field) string {
 }
 
 // hasDotDot reports a ".." element in p.
+// dotDotAfterName reports a ".." that follows a name in p (a/.., not ../a):
+// bash checks each name before it is a directory, and on failure retries
+// the path as the kernel reads it.
+func dotDotAfterName(p string) bool {
+	name := false
+	for _, e := range strings.Split(p, "/") {
+		switch e {
+		case "..":
+			if name {
+				return true
+			}
+		case "", ".":
+		default:
+			name = true
+		}
+	}
+	return false
+}
+
 func hasDotDot(p string) bool {
 	for _, e := range strings.Split(p, "/") {
 		if e == ".." {

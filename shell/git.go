@@ -518,6 +518,9 @@ func gitPrintsHistory(sub string, rest []field) (history bool, operands []string
 			name, _, hasVal := strings.Cut(f.s[2:], "=")
 			switch {
 			case name == "":
+			case sub == "cat-file" && strings.HasPrefix(name, "batch"):
+				// Object names come on standard input: any object.
+				operands = append(operands, "")
 			case strings.HasPrefix("cached", name) || strings.HasPrefix("staged", name) || strings.HasPrefix("merge-base", name):
 				index = true
 			case sub == "grep" && (strings.HasPrefix("regexp", name) || name == "file" || name == "fi" || name == "fil"):
