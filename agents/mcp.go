@@ -303,7 +303,15 @@ func (s *MCPServer) approve(ctx context.Context, rawArgs json.RawMessage) map[st
 	case len(input) == 0 || input[0] != '{':
 		v = deny("the permission request's input is not a JSON object, denied to be safe")
 	default:
-		v = decide(ctx, s.d, gate.Call{Agent: s.o.Agent, Tool: a.ToolName, Input: input, Cwd: s.o.Cwd, IdempotencyKey: a.ToolUseID}, s.o)
+		cwd := s.o.Cwd
+		if gate.DefaultToolKinds()[a.ToolName] == gate.KindShell {
+			// Claude's shell keeps its directory between commands and the
+			// permission request does not say where this one runs: the
+			// directory the server started in is no guide (a `cd .claude`
+			// allowed earlier). Without one, relative paths ask.
+			cwd = ""
+		}
+		v = decide(ctx, s.d, gate.Call{Agent: s.o.Agent, Tool: a.ToolName, Input: input, Cwd: cwd, IdempotencyKey: a.ToolUseID}, s.o)
 	}
 	d := permissionDecision{Behavior: "deny", Message: v.Reason, Interrupt: v.Stop}
 	if v.Action == gate.Allow {

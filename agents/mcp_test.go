@@ -135,7 +135,25 @@ func TestMCPRecordedClaudeSession(t *testing.T) {
 	}
 	s.close()
 	calls, _ := f.recorded()
-	if len(calls) != 1 || calls[0].Tool != "Bash" || calls[0].IdempotencyKey != "toolu_e2e_003" || calls[0].Agent != "claude-code" || calls[0].Cwd != "/home/dev/proj" {
+	// A shell call goes without a directory: Claude's shell keeps its own
+	// between commands, and the request does not say which.
+	if len(calls) != 1 || calls[0].Tool != "Bash" || calls[0].IdempotencyKey != "toolu_e2e_003" || calls[0].Agent != "claude-code" || calls[0].Cwd != "" {
+		t.Fatalf("calls %+v", calls)
+	}
+}
+
+// TestMCPFileToolKeepsItsDirectory: a file tool's call carries the
+// directory the server started in (Claude's file paths are absolute; the
+// project is that directory).
+func TestMCPFileToolKeepsItsDirectory(t *testing.T) {
+	f := &fakeDecider{answer: answerWith(apApproved)}
+	s := NewMCPServer(f, Options{Agent: "claude-code", Cwd: "/home/dev/proj"}, "test")
+	out := s.approve(context.Background(), json.RawMessage(`{"tool_name":"Write","input":{"file_path":"/home/dev/proj/a.go","content":"x"},"tool_use_id":"t1"}`))
+	if out == nil {
+		t.Fatal("no result")
+	}
+	calls, _ := f.recorded()
+	if len(calls) != 1 || calls[0].Cwd != "/home/dev/proj" {
 		t.Fatalf("calls %+v", calls)
 	}
 }

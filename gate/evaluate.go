@@ -571,7 +571,7 @@ func (s *evalState) evalPaths() {
 	}
 	paths, ok := inputPaths(in)
 	if !ok {
-		s.failWhole("the input's path field is not a string")
+		s.failWhole("not understood: a path field is not a string, or the patch has a header the gate does not read")
 		return
 	}
 	if len(paths) == 0 {
@@ -634,6 +634,14 @@ func (s *evalState) judgeInputPaths() {
 		cwd = "/"
 	}
 	for _, p := range inputPathValues(in, false, 0) {
+		if strings.ContainsAny(p, "*?[") {
+			// A pattern (read_many_files' include): which files it names
+			// is the tool's own matching, which the gate does not follow.
+			pt := part{v: Verdict{Kind: "read", Subject: p}}
+			s.uncertain(&pt, "not understood: "+s.c.Tool+" is given the pattern "+p+", which may name files the Read rules deny")
+			s.parts = append(s.parts, pt)
+			return
+		}
 		if what, ref, ok := s.readDenied(strings.TrimPrefix(p, "file://"), cwd); ok {
 			pt := part{v: Verdict{Kind: "read", Subject: what}}
 			s.uncertain(&pt, "not understood: "+s.c.Tool+" is given "+what+", which is "+ruleReason(ref))
@@ -663,8 +671,9 @@ func inputPathValues(v any, pathKey bool, depth int) []string {
 	case map[string]any:
 		for k, e := range x {
 			lk := strings.ToLower(k)
+			// include: Gemini CLI's read_many_files takes its files there.
 			isPath := strings.Contains(lk, "path") || strings.Contains(lk, "file") || strings.Contains(lk, "dir") ||
-				strings.Contains(lk, "uri") || strings.Contains(lk, "url")
+				strings.Contains(lk, "uri") || strings.Contains(lk, "url") || lk == "include"
 			out = append(out, inputPathValues(e, isPath, depth+1)...)
 		}
 	}

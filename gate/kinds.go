@@ -3,6 +3,7 @@ package gate
 import (
 	"encoding/json"
 	"strings"
+	"unicode"
 )
 
 // Valid reports whether k is a known tool kind.
@@ -251,7 +252,8 @@ func ShellQuote(s string) string {
 }
 
 // inputPaths returns the path(s) a path tool's input names: every one of
-// file_path, path, notebook_path, filePath and absolute_path that is set,
+// file_path, path, notebook_path, filePath, absolute_path, dir_path and
+// directory that is set,
 // and for patch tools the files a patch touches. All of them are judged,
 // since the gate cannot know which one the tool will use. ok is false when
 // a path field has the wrong type.
@@ -264,7 +266,8 @@ func inputPaths(in toolInput) (paths []string, ok bool) {
 		}
 		paths = append(paths, p)
 	}
-	for _, raw := range [...]json.RawMessage{in.FilePath, in.Path, in.NotebookPath, in.FilePathJS, in.AbsolutePath} {
+	// Gemini CLI's list_directory, glob and search tools take dir_path.
+	for _, raw := range [...]json.RawMessage{in.FilePath, in.Path, in.NotebookPath, in.FilePathJS, in.AbsolutePath, in.DirPath, in.Directory} {
 		s, present, ok := rawString(raw)
 		if !ok {
 			return nil, false
@@ -279,7 +282,11 @@ func inputPaths(in toolInput) (paths []string, ok bool) {
 			return nil, false
 		}
 		if present && s != "" {
-			for _, p := range patchPaths(s) {
+			ps, ok := patchPaths(s)
+			if !ok {
+				return nil, false
+			}
+			for _, p := range ps {
 				add(p)
 			}
 		}
@@ -289,11 +296,14 @@ func inputPaths(in toolInput) (paths []string, ok bool) {
 
 // patchPaths lists the files a patch touches: Codex/opencode patch headers
 // (*** Add File: p, *** Update File: p, *** Delete File: p, *** Move to: p)
-// and unified diff headers (--- a/p, +++ b/p).
-func patchPaths(text string) []string {
-	var out []string
+// and unified diff headers (--- a/p, +++ b/p). Headers are read as
+// leniently as the most lenient agent does: opencode takes them without
+// the space after the colon and trims paths as JavaScript does (a leading
+// byte-order mark too). ok is false for another `***` line, which some
+// parser might read as a header the gate did not see.
+func patchPaths(text string) (out []string, ok bool) {
 	add := func(p string) {
-		p = strings.TrimSpace(p)
+		p = jsTrim(p)
 		if p == "" || p == "/dev/null" {
 			return
 		}
@@ -306,25 +316,45 @@ func patchPaths(text string) []string {
 	}
 	for line := range strings.Lines(text) {
 		// Codex's parser trims each header line: padding must not hide one.
-		line = strings.TrimSpace(line)
-		for _, pre := range [...]string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
-			if rest, ok := strings.CutPrefix(line, pre); ok {
-				add(rest)
+		line = jsTrim(line)
+		if rest, isHeader := strings.CutPrefix(line, "***"); isHeader {
+			known := false
+			for _, pre := range [...]string{"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"} {
+				if p, found := strings.CutPrefix(line, pre); found {
+					add(p)
+					known = true
+				}
 			}
+			switch r := jsTrim(rest); {
+			case r == "Begin Patch" || r == "End Patch" || r == "End of File":
+				known = true
+			case !strings.ContainsAny(r, ":") && !strings.Contains(r, "File") && !strings.Contains(r, "Patch") && !strings.Contains(r, "Move"):
+				known = true // a line of text (a Markdown rule, a comment)
+			}
+			if !known {
+				return nil, false
+			}
+			continue
 		}
 		for _, pre := range [...]string{"--- ", "+++ "} {
-			if rest, ok := strings.CutPrefix(line, pre); ok {
+			if rest, found := strings.CutPrefix(line, pre); found {
 				if i := strings.IndexByte(rest, '\t'); i >= 0 {
 					rest = rest[:i]
 				}
-				if r, ok := strings.CutPrefix(rest, "a/"); ok {
+				if r, found := strings.CutPrefix(rest, "a/"); found {
 					rest = r
-				} else if r, ok := strings.CutPrefix(rest, "b/"); ok {
+				} else if r, found := strings.CutPrefix(rest, "b/"); found {
 					rest = r
 				}
 				add(rest)
 			}
 		}
 	}
-	return out
+	return out, true
+}
+
+// jsTrim trims s as JavaScript's String.prototype.trim does, and more:
+// white space, line terminators and the byte-order mark.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' })
 }

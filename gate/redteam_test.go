@@ -1018,3 +1018,47 @@ func TestDirectoryStackAndDotDot(t *testing.T) {
 		{"pushd gate && ls && popd", gate.Allow},
 	})
 }
+
+// TestFileToolsReadAsAgentsDo: opencode's apply_patch takes headers with
+// no space after the colon and a byte-order mark before the path; Gemini
+// CLI's list_directory, glob and search tools take dir_path, and
+// read_many_files its files in include (red team, round 16).
+func TestFileToolsReadAsAgentsDo(t *testing.T) {
+	home, cwd := everydayTree(t)
+	p := everydayPolicy(t, home)
+	call := func(tool string, input any) gate.Evaluation {
+		in, _ := json.Marshal(input)
+		return p.Evaluate(gate.Call{Tool: tool, Input: in, Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll})
+	}
+	for _, patch := range []string{
+		"*** Begin Patch\n*** Add File: ok.txt\n+x\n*** Add File:.opencode/plugin/evil.js\n+y\n*** End Patch\n",
+		"*** Begin Patch\n*** Add File: \ufeff.claude/settings.json\n+{}\n*** End Patch\n",
+		"*** Begin Patch\n*** Update File:\u00a0.git/config\n@@\n+x\n*** End Patch\n",
+		"*** Begin Patch\n*** Create File: whatever\n+x\n*** End Patch\n",
+	} {
+		if ev := call("apply_patch", map[string]string{"patchText": patch}); ev.Decision == gate.Allow {
+			t.Errorf("apply_patch %q: allowed (%s)", patch, ev.Reason)
+		}
+	}
+	if ev := call("apply_patch", map[string]string{"patchText": "*** Begin Patch\n*** Add File: notes.md\n+x\n*** End Patch\n"}); ev.Decision != gate.Allow {
+		t.Errorf("apply_patch notes.md: %s (%s)", ev.Decision, ev.Reason)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"list_directory", "glob", "search_file_content"} {
+		if ev := call(tool, map[string]string{"dir_path": home + "/.ssh", "pattern": "*"}); ev.Decision == gate.Allow {
+			t.Errorf("%s dir_path ~/.ssh: allowed (%s)", tool, ev.Reason)
+		}
+	}
+	if ev := call("list_directory", map[string]string{"dir_path": "gate"}); ev.Decision != gate.Allow {
+		t.Errorf("list_directory gate: %s (%s)", ev.Decision, ev.Reason)
+	}
+	named := compile(t, specOf(r("Read", "*", gate.Allow), r("Read", "*.env", gate.Deny), r("read_many_files", "*", gate.Allow)))
+	for _, include := range [][]string{{".env"}, {"**/*"}} {
+		in, _ := json.Marshal(map[string]any{"include": include})
+		if ev := named.Evaluate(gate.Call{Tool: "read_many_files", Input: in, Cwd: cwd}, gate.Env{}); ev.Decision == gate.Allow {
+			t.Errorf("read_many_files include %q: allowed (%s)", include, ev.Reason)
+		}
+	}
+}

@@ -175,15 +175,44 @@ func TestShellCommandFromInput(t *testing.T) {
 
 func TestPatchPaths(t *testing.T) {
 	patch := "*** Begin Patch\n*** Update File: src/a.go\n@@\n-x\n+y\n*** Add File: .env\n+K=V\n*** Move to: b.go\n*** End Patch\n"
-	got := patchPaths(patch)
+	got, ok := patchPaths(patch)
 	want := []string{"src/a.go", ".env", "b.go"}
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("patchPaths = %q, want %q", got, want)
+	if !ok || strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("patchPaths = %q, %v, want %q", got, ok, want)
 	}
 	diff := "--- a/x.go\t2024\n+++ b/x.go\n@@ -1 +1 @@\n--- /dev/null\n+++ b/new.txt\n"
-	got = patchPaths(diff)
+	got, ok = patchPaths(diff)
 	want = []string{"x.go", "new.txt"}
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("patchPaths(diff) = %q, want %q", got, want)
+	if !ok || strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("patchPaths(diff) = %q, %v, want %q", got, ok, want)
 	}
+	// opencode reads headers without the space after the colon, and trims
+	// paths as JavaScript does (a byte-order mark too) (round 16).
+	lenient := "*** Begin Patch\n*** Add File: ok.txt\n+x\n*** Add File:.opencode/plugin/evil.js\n+y\n" +
+		"*** Update File:\u00a0a.go\n@@\n *** a Markdown rule\n*** Add File: \ufeff.claude/settings.json\n+z\n*** Move to:b.go\n*** End Patch\n"
+	got, ok = patchPaths(lenient)
+	want = []string{"ok.txt", ".opencode/plugin/evil.js", "a.go", ".claude/settings.json", "b.go"}
+	if !ok || strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("patchPaths(lenient) = %q, %v, want %q", got, ok, want)
+	}
+	if got, ok := patchPaths("*** Begin Patch\n*** Create File: x\n*** End Patch\n"); ok {
+		t.Errorf("an unknown header: %q, %v, want not understood", got, ok)
+	}
+}
+
+func FuzzPatchPaths(f *testing.F) {
+	f.Add("*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n")
+	f.Add("*** Update File:\ufeff.claude/settings.json\n*** Move to:b\n")
+	f.Add("--- a/x\n+++ b/y\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		paths, ok := patchPaths(text)
+		if !ok && paths != nil {
+			t.Fatalf("not understood, with paths %q", paths)
+		}
+		for _, p := range paths {
+			if p == "" || jsTrim(p) != p {
+				t.Fatalf("path %q is empty or untrimmed", p)
+			}
+		}
+	})
 }
