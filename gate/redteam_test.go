@@ -963,6 +963,7 @@ func TestRound16ShellForms(t *testing.T) {
 		{"grep TODO -*", gate.Ask},
 		{"git blame -wS" + home + "/.netrc main.go", gate.Deny},
 		{"git blame -wS " + home + "/.netrc main.go", gate.Deny},
+		{`jq -n '"m" | modulemeta'`, gate.Ask}, // loads a module from the search path
 		// The everyday forms stay allowed.
 		{`awk '{ print $1 / 2 }' main.go`, gate.Allow},
 		{"grep -rn TODO --include='*.go' .", gate.Allow},

@@ -71,7 +71,8 @@ func (a *analyzer) jq(fs []field) (string, string) {
 			}
 		default:
 			if !haveFilter {
-				if strings.Contains(s, "import") || strings.Contains(s, "include") {
+				if strings.Contains(s, "import") || strings.Contains(s, "include") || strings.Contains(s, "modulemeta") {
+					// modulemeta loads a module by name from the search path.
 					return "not understood: a jq filter that imports modules or data files", ""
 				}
 				haveFilter = true
