@@ -33,6 +33,18 @@ func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 		s.uncertain(&pt, "not understood: "+r.By+" reads a file only known at run time")
 		return
 	}
+	if r.Link && !s.c.Remote {
+		// Whatever writes through the link later (a job started before it
+		// was made) writes here.
+		if why, action := s.p.protectPath(filepath.Clean(r.Path), r.Path, s.cwd, KindWrite); action == Deny {
+			pt.ref = RuleRef{Layer: LayerBuiltin, Action: Deny}
+			pt.v.Decision, pt.v.Reason = Deny, "a link to "+r.Path+": "+why
+			return
+		} else if why != "" {
+			s.uncertain(&pt, "a link to "+r.Path+": "+why)
+			return
+		}
+	}
 	if !s.hasRules(tool) && r.By == "$(< file)" {
 		s.uncertain(&pt, "not understood: $(< "+r.Path+") reads a file with no command whose rules could allow it, and no Read rules say")
 		return

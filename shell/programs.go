@@ -571,14 +571,21 @@ func (a *analyzer) copyLike(name string, role operandRole, opts []parsedOpt, ope
 			// follow (a job started earlier too): the target is judged
 			// as read. A relative target is relative to where the link
 			// is: in DEST when it is a directory, else beside DEST.
+			link := func(f field) {
+				n := len(a.an.Reads)
+				a.addRead(f, name+" -s", false)
+				for i := n; i < len(a.an.Reads); i++ {
+					a.an.Reads[i].Link = true
+				}
+			}
 			if path.IsAbs(src.s) {
-				a.addRead(src, name+" -s", false)
+				link(src)
 			} else {
 				if target == nil || noTarget {
-					a.addRead(field{s: path.Join(path.Dir(dest.s), src.s)}, name+" -s", false)
+					link(field{s: path.Join(path.Dir(dest.s), src.s)})
 				}
 				if !noTarget {
-					a.addRead(field{s: path.Join(dest.s, src.s)}, name+" -s", false)
+					link(field{s: path.Join(dest.s, src.s)})
 				}
 			}
 		}

@@ -152,6 +152,10 @@ type Read struct {
 	// operands that may be revisions or files: when every one is a file
 	// there, nothing is printed from history.
 	Revisions []string
+	// Link says a symbolic link is made to Path (ln -s): later reads and
+	// writes through the link reach it, so it is judged as a write target
+	// of the files approvalbot protects, too.
+	Link bool
 	// By names the command or redirection that reads, for explanations.
 	By string
 }
