@@ -502,7 +502,7 @@ func TestCopyMoveLinkUnderAllowRule(t *testing.T) {
 		// Written through later (by a job started before the link), the
 		// target is judged as approvalbot protects writes: relative to
 		// where the link lands.
-		{"ln -sf ../../.bashrc docs/notes.md", gate.Ask},
+		{"ln -sf ../.claude/agents/a.md docs/notes.md", gate.Ask},
 		{"ln -s ../.git/hooks/pre-commit docs/h", gate.Ask},
 		{"ln -sfn gate current", gate.Allow},
 		{"install -d build", gate.Allow},
