@@ -807,6 +807,9 @@ func TestStartupFilesArePersonOnly(t *testing.T) {
 		{Tool: "Write", Input: json.RawMessage(`{"file_path":"` + home + `/.local/lib/python3.12/site-packages/x.pth","content":"import os"}`), Cwd: cwd},
 		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo x > ~/.local/lib/python3.12/site-packages/usercustomize.py"}`), Cwd: home},
 		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo 'alias ls=x' >> ~/.bash_aliases"}`), Cwd: home},
+		// A link written through later: its target is where it lands
+		// (docs/../../.bashrc), not where the line runs.
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"ln -s ../../.bashrc docs/notes.md"}`), Cwd: cwd},
 	} {
 		if ev := p.Evaluate(c, gate.Env{Mode: gate.ModeApproveAll}); ev.Decision == gate.Allow || ev.Decision == gate.Ask && !ev.Uncertain {
 			t.Errorf("%s: %s uncertain=%v (%s), want a deny or an ask only a person answers", c.Input, ev.Decision, ev.Uncertain, ev.Reason)
