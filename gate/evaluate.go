@@ -591,11 +591,12 @@ func (s *evalState) evalPaths() {
 			// A content search reads every file below its path: judged as
 			// a recursive read, as `grep -r` in a shell would be.
 			if ps, ok := resolvePath(raw, s.cwd, s.p.home); ok {
-				_, hasGlob, _ := rawString(in.Glob)
-				// ripgrep-based tools (Claude Code's Grep, opencode's grep)
-				// leave hidden files out; Gemini CLI's search does not.
-				skip := !hasGlob && s.c.Tool != "search_file_content"
-				s.judgeReadAs(&shell.Read{Path: ps.raw, Recursive: true, SkipHidden: skip, By: s.c.Tool}, s.c.Tool)
+				// Claude Code's Grep and opencode's grep run ripgrep with
+				// --hidden: hidden files are searched, what its ignore
+				// rules leave out is not. Gemini CLI's search is judged
+				// on every file.
+				rg := s.c.Tool != "search_file_content"
+				s.judgeReadAs(&shell.Read{Path: ps.raw, Recursive: true, RgIgnore: rg, By: s.c.Tool}, s.c.Tool)
 			}
 		}
 	}

@@ -16,6 +16,34 @@ import (
 // secret be staged, a wrong "not ignored" only asks. The user's global
 // excludes file is not read, for the same reason.
 func gitAddable(dir string, files []string) []string {
+	return notIgnored(dir, files)
+}
+
+// rgVisible keeps the files ripgrep searches below dir: those its ignore
+// rules do not leave out. ripgrep reads .gitignore like git, and also
+// .ignore and .rgignore, whose `!` lines can bring back a file .gitignore
+// ignores: with any of those on the way, every file is kept.
+func rgVisible(dir string, files []string) []string {
+	for _, f := range files {
+		if b := filepath.Base(f); b == ".ignore" || b == ".rgignore" {
+			return files
+		}
+	}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if exists(filepath.Join(d, ".ignore")) || exists(filepath.Join(d, ".rgignore")) {
+			return files
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	return notIgnored(dir, files)
+}
+
+// notIgnored keeps the files below dir that git's ignore rules do not
+// leave out (tracked ones always); every file when they cannot be read
+// exactly.
+func notIgnored(dir string, files []string) []string {
 	root, ok := workTreeRoot(dir)
 	if !ok {
 		return files
@@ -24,10 +52,15 @@ func gitAddable(dir string, files []string) []string {
 	if !ig.load(filepath.Join(root, ".git", "info", "exclude"), "") {
 		return files
 	}
+	// A tracked file is staged whatever .gitignore says.
+	tracked, ok := readIndex(filepath.Join(root, ".git"))
+	if !ok && exists(filepath.Join(root, ".git", "index")) {
+		return files
+	}
 	out := files[:0:0]
 	for _, f := range files {
 		rel, err := filepath.Rel(root, f)
-		if err != nil || strings.HasPrefix(rel, "..") {
+		if err != nil || strings.HasPrefix(rel, "..") || tracked[filepath.ToSlash(rel)] {
 			out = append(out, f)
 			continue
 		}

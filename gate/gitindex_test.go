@@ -145,16 +145,24 @@ func TestGitAddableAgainstRealGit(t *testing.T) {
 	for _, tt := range []struct {
 		ignore     string
 		understood bool
+		tracked    bool // .env was added (-f) before .gitignore, then changed
 	}{
-		{"", true}, {".env\n", true}, {"*.env\n", true}, {"/.env\n", true}, {"sub/\n", true}, {"sub\n.env\n", true},
-		{".env\n/sub/.env\n", true}, {"# c\n\n*.env\n", true}, {"*.e?v\n", true}, {"[.]env\n", true},
-		{"*.env\n!sub/.env\n", false}, {"**/.env\n", false}, {"[!x]env\n", false},
+		{"", true, false}, {".env\n", true, false}, {"*.env\n", true, false}, {"/.env\n", true, false}, {"sub/\n", true, false},
+		{"sub\n.env\n", true, false}, {".env\n/sub/.env\n", true, false}, {"# c\n\n*.env\n", true, false},
+		{"*.e?v\n", true, false}, {"[.]env\n", true, false},
+		{"*.env\n!sub/.env\n", false, false}, {"**/.env\n", false, false}, {"[!x]env\n", false, false},
+		// A tracked file is staged whatever .gitignore says.
+		{".env\n", true, true}, {"*.env\n", true, true},
 	} {
 		dir := t.TempDir()
 		GitRun(t, dir, "init", "-q")
 		for f, c := range map[string]string{"main.go": "x", ".env": "S=1", "sub/.env": "S=2", "sub/a.go": "y"} {
 			os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
 			os.WriteFile(filepath.Join(dir, f), []byte(c), 0o644)
+		}
+		if tt.tracked {
+			GitRun(t, dir, "add", "-f", ".env")
+			os.WriteFile(filepath.Join(dir, ".env"), []byte("S=changed"), 0o644)
 		}
 		if tt.ignore != "" {
 			os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(tt.ignore), 0o644)

@@ -108,7 +108,7 @@ func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 		return
 	}
 	if !s.c.Remote && !s.staleDisk {
-		files, ok, why := listMatches(r.Path, r.Recursive, r.FollowLinks, r.SkipHidden, r.Tracked || r.Addable)
+		files, ok, why := listMatches(r.Path, r.Recursive, r.FollowLinks, r.SkipHidden, r.Tracked || r.Addable || r.RgIgnore)
 		if why != "" {
 			s.uncertain(&pt, "not understood: `"+r.Path+"` "+why)
 			return
@@ -124,6 +124,9 @@ func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 			}
 			if r.Addable && r.Recursive {
 				files = gitAddable(r.Path, files)
+			}
+			if r.RgIgnore && r.Recursive {
+				files = rgVisible(r.Path, files)
 			}
 			s.judgeMatches(&pt, r, files, tool)
 			return
@@ -757,7 +760,8 @@ func (s *evalState) judgeArgsAsReads(cmd *shell.Command) {
 }
 
 // argPaths returns the paths an argument may name: itself unless it is an
-// option, the value after "=" (--env-file=F, if=F), after a leading "@"
+// option, the value after "=" (--env-file=F, if=F), a value glued to a
+// short option (-w@F, -sw@F: every tail of the bundle), after a leading "@"
 // (curl -d @F) and either side of a ":" (docker -v F:/app/F).
 func argPaths(w string) []string {
 	var out []string
@@ -766,6 +770,11 @@ func argPaths(w string) []string {
 	}
 	if _, v, ok := strings.Cut(w, "="); ok {
 		out = append(out, v)
+	}
+	if len(w) > 2 && w[0] == '-' && w[1] != '-' {
+		for k := 2; k < len(w); k++ {
+			out = append(out, w[k:])
+		}
 	}
 	for _, c := range append([]string(nil), out...) {
 		if rest, ok := strings.CutPrefix(c, "@"); ok {

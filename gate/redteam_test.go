@@ -1071,3 +1071,88 @@ func TestFileToolsReadAsAgentsDo(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepToolSearchesHiddenFiles: Claude Code's Grep and opencode's grep
+// run ripgrep with --hidden: a .env is searched unless ripgrep's ignore
+// rules leave it out (.gitignore in a repository, with no .ignore or
+// .rgignore that could bring it back) (red team, round 16).
+func TestGrepToolSearchesHiddenFiles(t *testing.T) {
+	p := compile(t, specOf(r("Read", "*", gate.Allow), r("Read", "*.env", gate.Deny), r("{Grep,grep}", "*", gate.Allow), r("{Grep,grep}", "*.env", gate.Deny)))
+	grep := func(dir string) gate.Evaluation {
+		return p.Evaluate(gate.Call{Tool: "Grep", Input: json.RawMessage(`{"pattern":"SECRET"}`), Cwd: dir}, gate.Env{})
+	}
+	tree := func(t *testing.T, repo bool, files map[string]string) string {
+		dir := t.TempDir()
+		if repo {
+			gate.GitRun(t, dir, "init", "-q")
+		}
+		files["src/a.go"], files[".env"] = "package a", "SECRET=1"
+		for f, c := range files {
+			os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+			if err := os.WriteFile(filepath.Join(dir, f), []byte(c), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	for _, tt := range []struct {
+		name  string
+		repo  bool
+		files map[string]string
+		want  gate.Action
+	}{
+		{"ignored by .gitignore", true, map[string]string{".gitignore": ".env\n"}, gate.Allow},
+		{"not ignored", true, map[string]string{}, gate.Ask},
+		{"brought back by .ignore", true, map[string]string{".gitignore": ".env\n", ".ignore": "!.env\n"}, gate.Ask},
+		{"an .rgignore below", true, map[string]string{".gitignore": ".env\n", "src/.rgignore": "!x\n"}, gate.Ask},
+		{"a negation in .gitignore", true, map[string]string{".gitignore": "*.env\n!.env\n"}, gate.Ask},
+		{"outside a repository (.gitignore unread)", false, map[string]string{".gitignore": ".env\n"}, gate.Ask},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tree(t, tt.repo, tt.files)
+			if ev := grep(dir); ev.Decision != tt.want {
+				t.Errorf("Grep SECRET: %s (%s), want %s", ev.Decision, ev.Reason, tt.want)
+			}
+		})
+	}
+}
+
+// TestRound16Bundles: option bundles and peers the last helpers found:
+// xargs -rI%, --repl=% (a replacement string reaching env as an option),
+// xargs -ra FILE, exec -c -a NAME (git picks its subcommand from argv[0]),
+// git log -sp, git grep -eT.PAT REV, a value glued to a short option of a
+// program with no table (curl -w@.env) (red team, round 16).
+func TestRound16Bundles(t *testing.T) {
+	home, cwd := everydayTree(t)
+	if err := os.WriteFile(filepath.Join(home, ".netrc"), []byte("machine x password s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gate.GitRun(t, cwd, "add", "-f", ".env")
+	gate.GitRun(t, cwd, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "secret")
+	gate.GitRun(t, cwd, "rm", "-q", "--cached", ".env")
+	gate.GitRun(t, cwd, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "removed")
+	p := everydayPolicy(t, home)
+	expectLines(t, p, cwd, gate.ModeApproveAll, false, []lineCase{
+		{"echo 'Stouch /tmp/pwned' | xargs -rI% env -% echo", gate.Ask},
+		{"echo x | xargs --repl=% env -% echo", gate.Ask},
+		{"xargs -ra ~/.netrc", gate.Deny},
+		{"xargs -0a .env echo", gate.Deny},
+		{"printf 'connect x\\n' | exec -c -a git-remote-ext git log '/usr/bin/touch /tmp/pwned'", gate.Ask},
+		{"exec -ca git-remote-ext git log x", gate.Ask},
+		{"git log -sp", gate.Ask},
+		{"git grep -eT.PSECRET HEAD~1", gate.Ask},
+		{"git grep -fpat HEAD~1", gate.Ask},
+		// The everyday forms stay allowed.
+		{"ls | xargs -n1 echo", gate.Allow},
+		{"ls | xargs -I{} echo {}", gate.Allow},
+		{"git log --oneline -n5", gate.Allow},
+		{"git grep -n TODO", gate.Allow},
+	})
+	curl := compile(t, specOf(r("Read", "*", gate.Allow), r("Read", "*.env", gate.Deny), r("Bash", "*", gate.Ask),
+		r("Bash", "curl -s https://api.github.com/*", gate.Allow)))
+	expectLines(t, curl, cwd, "", false, []lineCase{
+		{"curl -s https://api.github.com/zen -w@.env", gate.Ask},
+		{"curl -s https://api.github.com/zen -sw@.env", gate.Ask},
+		{"curl -s https://api.github.com/zen -H Accept:x", gate.Allow},
+	})
+}

@@ -539,10 +539,18 @@ func gitPrintsHistory(sub string, rest []field) (history bool, operands []string
 		}
 		if strings.HasPrefix(f.s, "-") && len(f.s) > 1 {
 			switch {
-			case sub == "grep" && strings.ContainsAny(f.s[len(f.s)-1:], "ef"):
-				pattern = false
-				j++ // -e PATTERN, -f FILE
-			case (sub == "log" || sub == "whatchanged" || sub == "reflog") && strings.ContainsAny(f.s[1:2], "pucUmSGLW"):
+			case sub == "grep":
+				// -e PATTERN, -f FILE, bundled or not (-ie PAT, -eT.P):
+				// the pattern is given, so the next operand is a revision.
+				if k := strings.IndexAny(f.s[1:], "ef"); k >= 0 {
+					pattern = false
+					if k+2 == len(f.s) {
+						j++ // its value is the next word
+					}
+				}
+			case (sub == "log" || sub == "whatchanged" || sub == "reflog") && strings.ContainsAny(f.s[1:], "pucUmSGLW"):
+				// Anywhere in a bundle (-sp); a letter inside another
+				// option's value only makes this stricter.
 				history = true
 			}
 			continue

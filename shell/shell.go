@@ -144,6 +144,9 @@ type Read struct {
 	// stage are read: tracked ones, and untracked ones .gitignore does not
 	// ignore.
 	Addable bool
+	// RgIgnore, for a Recursive read, says ripgrep's ignore rules leave
+	// files out (.gitignore in a repository; .ignore, .rgignore).
+	RgIgnore bool
 	// History says files are printed from the git repository whose work
 	// tree holds Path, as committed (`git show COMMIT`, `git log -p`,
 	// `git diff REV`): every file in its history counts as read.

@@ -189,24 +189,25 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 	}
 	if name == "xargs" {
 		own := args[:len(args)-len(inner)] // xargs's own options, before its command
-		for i, f := range own {
-			// xargs -a FILE reads its arguments from FILE.
-			switch {
-			case (f.s == "-a" || isLongPrefix(f.s, "arg-file")) && !strings.Contains(f.s, "=") && i+1 < len(own):
-				a.addRead(own[i+1], "xargs -a", false)
-			case strings.HasPrefix(f.s, "--") && strings.Contains(f.s, "=") && isLongPrefix(f.s[:strings.IndexByte(f.s, '=')], "arg-file"):
-				a.addRead(field{s: f.s[strings.IndexByte(f.s, '=')+1:]}, "xargs -a", false)
-			case strings.HasPrefix(f.s, "-a") && len(f.s) > 2:
-				a.addRead(field{s: f.s[2:]}, "xargs -a", false)
-			}
+		repl, argFiles, why := xargsOptions(own)
+		if why != "" {
+			return true, "not understood: " + why
+		}
+		for _, f := range argFiles {
+			a.addRead(f, "xargs -a", false) // xargs -a FILE reads its arguments from FILE
 		}
 		if len(inner) == 0 {
 			inner = []field{{s: "echo"}} // xargs runs echo by default
 		}
-		inner = xargsInner(args, inner)
+		inner = xargsInner(repl, inner)
 	}
-	if name == "exec" && len(args) > 0 && strings.HasPrefix(args[0].s, "-a") {
-		return true, "not understood: exec -a runs the command under another name"
+	if name == "exec" {
+		for _, f := range args[:len(args)-len(inner)] {
+			if strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && strings.ContainsRune(f.s, 'a') {
+				// git picks its subcommand from argv[0] (git-remote-ext).
+				return true, "not understood: exec -a runs the command under another name"
+			}
+		}
 	}
 	a.inner(inner, source, name, envHazard, depth+1)
 	return true, ""
@@ -546,26 +547,106 @@ func (a *analyzer) findExec(args []field, source string, depth int) (bool, strin
 	return found, ""
 }
 
-// xargsInner returns the command xargs runs: with -I/-i/--replace, words
-// holding the replacement string become run-time words; otherwise words
-// read from its input are appended.
-func xargsInner(args, inner []field) []field {
-	repl := ""
-	for i, f := range args[:len(args)-len(inner)] {
+// xargsLongs are GNU xargs's long options: '=' takes a value, '?' an
+// optional one (only after '='), ' ' none.
+var xargsLongs = map[string]byte{
+	"arg-file": '=', "delimiter": '=', "eof": '?', "replace": '?', "max-lines": '?', "max-args": '=',
+	"max-procs": '=', "max-chars": '=', "process-slot-var": '=', "null": ' ', "no-run-if-empty": ' ',
+	"interactive": ' ', "verbose": ' ', "exit": ' ', "show-limits": ' ', "open-tty": ' ', "help": ' ', "version": ' ',
+}
+
+// xargsOptions reads xargs's own options as getopt does (bundles, values
+// glued or in the next word, unique prefixes of long options): the
+// replacement string of -I/-i/--replace ("" when none), the files -a names,
+// and why they are not understood.
+func xargsOptions(own []field) (repl string, argFiles []field, why string) {
+	for i := 0; i < len(own); i++ {
+		f := own[i]
 		s := f.s
+		if f.dyn || f.glob {
+			return "", nil, "an xargs option only known at run time"
+		}
 		switch {
-		case s == "-I" && i+1 < len(args):
-			repl = args[i+1].s
-		case strings.HasPrefix(s, "-I") && len(s) > 2:
-			repl = s[2:]
-		case s == "-i" || s == "--replace":
-			repl = "{}"
-		case strings.HasPrefix(s, "-i") && len(s) > 2:
-			repl = s[2:]
-		case strings.HasPrefix(s, "--replace="):
-			repl = strings.TrimPrefix(s, "--replace=")
+		case s == "--":
+			return repl, argFiles, ""
+		case strings.HasPrefix(s, "--"):
+			name, val, hasVal := strings.Cut(s[2:], "=")
+			full := ""
+			for l := range xargsLongs {
+				if l == name {
+					full = l
+					break
+				}
+				if strings.HasPrefix(l, name) {
+					if full != "" {
+						return "", nil, "ambiguous xargs option --" + name
+					}
+					full = l
+				}
+			}
+			if full == "" {
+				return "", nil, "xargs option --" + name
+			}
+			if xargsLongs[full] == '=' && !hasVal {
+				if i+1 >= len(own) {
+					return "", nil, "xargs option --" + full + " without its value"
+				}
+				i++
+				val = own[i].s
+				hasVal = true
+			}
+			switch full {
+			case "arg-file":
+				argFiles = append(argFiles, field{s: val})
+			case "replace":
+				repl = "{}"
+				if hasVal {
+					repl = val
+				}
+			}
+		case len(s) > 1 && s[0] == '-':
+			for k := 1; k < len(s); k++ {
+				c := s[k]
+				rest := s[k+1:]
+				switch {
+				case strings.IndexByte("adEILnPs", c) >= 0:
+					val := field{s: rest}
+					if rest == "" {
+						if i+1 >= len(own) {
+							return "", nil, "xargs option -" + string(c) + " without its value"
+						}
+						i++
+						val = own[i]
+					}
+					switch c {
+					case 'a':
+						argFiles = append(argFiles, val)
+					case 'I':
+						repl = val.s
+					}
+					k = len(s)
+				case strings.IndexByte("eil", c) >= 0:
+					if c == 'i' {
+						repl = "{}"
+						if rest != "" {
+							repl = rest
+						}
+					}
+					k = len(s)
+				case strings.IndexByte("0oprtx", c) >= 0:
+				default:
+					return "", nil, "xargs option -" + string(c)
+				}
+			}
 		}
 	}
+	return repl, argFiles, ""
+}
+
+// xargsInner returns the command xargs runs: with a replacement string,
+// words holding it become run-time words; otherwise words read from its
+// input are appended.
+func xargsInner(repl string, inner []field) []field {
 	out := make([]field, 0, len(inner)+1)
 	if repl == "" {
 		out = append(out, inner...)
