@@ -359,13 +359,15 @@ var (
 		"/.claude/agents", "/.claude/skills", "/.claude/commands", "/.claude/hooks", "/.claude/plugins",
 		"/.claude/workflows", "/.claude/routines",
 		// Sourced before every Bash command; where to find IDE MCP servers.
-		"/.claude/shell-snapshots", "/.claude/ide",
+		"/.claude/shell-snapshots", "/.claude/session-env", "/.claude/ide",
 		"/.gemini", "/.qwen", "/.opencode", "/.config/opencode", "/.cursor",
 		"/.github/agents", "/.github/skills", "/.agents",
 	}
 	agentCodeFiles = []string{
 		"/.claude.json", "/.mcp.json", "/opencode.json", "/opencode.jsonc",
 		"/.claude/launch.json", "/.claude/scheduled_tasks.json", "/.github/mcp.json", "/.vscode/mcp.json",
+		// A task may run when an editor opens the folder (runOn: folderOpen).
+		"/.vscode/tasks.json",
 	}
 )
 
@@ -564,7 +566,16 @@ func agentSettingsInside(dir string) bool {
 // (a .pth line or usercustomize runs in every python, mypy or pip).
 var homeStartupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
 	".zshrc", ".zprofile", ".zshenv", ".zlogin", ".config/fish/config.fish", ".pam_environment", ".gitconfig",
-	".config/git/config", ".ssh/config", ".ssh/rc", ".ssh/authorized_keys", ".jq", ".curlrc", ".wgetrc"}
+	".config/git/config", ".ssh/config", ".ssh/rc", ".ssh/authorized_keys", ".jq", ".curlrc", ".wgetrc",
+	// Sourced by the start-up files when these tools are installed
+	// (rustup, deno), or read by every go command (GOFLAGS, GOTOOLCHAIN).
+	".cargo/env", ".deno/env", ".config/go/env"}
+
+// homeStartupDirs hold what start-up files source, version managers'
+// shims and hooks that run in place of a program (pyenv's pyenv.d), and
+// what a desktop session starts.
+var homeStartupDirs = []string{".bashrc.d", ".profile.d", ".zshrc.d", ".oh-my-zsh", ".config/fish", ".nvm",
+	".pyenv", ".rbenv", ".asdf", ".sdkman", ".config/systemd/user", ".config/autostart"}
 
 // binDirs are where programs are found by name (home-relative ones with a
 // leading "~/"): a program written there runs in place of the one a rule
@@ -621,6 +632,11 @@ func (p *Policy) startupFile(abs string) bool {
 	if site, ok := strings.CutPrefix(rel, ".local/lib/python"); ok {
 		_, file, _ := strings.Cut(site, "/site-packages/")
 		return strings.HasSuffix(file, ".pth") || file == "usercustomize.py" || file == "sitecustomize.py"
+	}
+	for _, d := range homeStartupDirs {
+		if rel == d || strings.HasPrefix(rel, d+"/") {
+			return true
+		}
 	}
 	return slices.Contains(homeStartupFiles, rel)
 }

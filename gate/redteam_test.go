@@ -807,6 +807,14 @@ func TestStartupFilesArePersonOnly(t *testing.T) {
 		{Tool: "Write", Input: json.RawMessage(`{"file_path":"` + home + `/.local/lib/python3.12/site-packages/x.pth","content":"import os"}`), Cwd: cwd},
 		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo x > ~/.local/lib/python3.12/site-packages/usercustomize.py"}`), Cwd: home},
 		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo 'alias ls=x' >> ~/.bash_aliases"}`), Cwd: home},
+		// Sourced by .profile (rustup), shims and hooks of version managers,
+		// Claude Code's per-session environment (a helper, round 16).
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo 'touch /tmp/pwned' >> .cargo/env"}`), Cwd: home},
+		{Tool: "Write", Input: json.RawMessage(`{"file_path":"` + home + `/.pyenv/pyenv.d/exec/x.bash","content":"x"}`), Cwd: home},
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo x > ~/.nvm/nvm.sh"}`), Cwd: home},
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo x > ~/.config/go/env"}`), Cwd: home},
+		{Tool: "Bash", Input: json.RawMessage(`{"command":"echo x > .claude/session-env/s1/hook-1.sh"}`), Cwd: home},
+		{Tool: "Write", Input: json.RawMessage(`{"file_path":"` + cwd + `/.vscode/tasks.json","content":"{}"}`), Cwd: cwd},
 		// A link written through later: its target is where it lands
 		// (docs/../../.bashrc), not where the line runs.
 		{Tool: "Bash", Input: json.RawMessage(`{"command":"ln -s ../../.bashrc docs/notes.md"}`), Cwd: cwd},
