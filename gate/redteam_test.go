@@ -975,6 +975,10 @@ func TestRound16ShellForms(t *testing.T) {
 	expectLines(t, p, cwd, gate.ModeApproveAll, false, []lineCase{
 		{`awk 'BEGIN { func = 1; x = func / 2; system("touch \057tmp\057pwned"); y = 1 / 1; print x }'`, gate.Ask},
 		{`awk 'BEGIN { nextfile = 4; print nextfile / 2; system("x"); print 1 / 1 }'`, gate.Ask},
+		// After x++ gawk divides and mawk starts a regex.
+		{`awk 'BEGIN{x++ /"/; system("touch /tmp/pwned")} #"'`, gate.Ask},
+		{`awk 'BEGIN{x-- /"/; print "o" > "/tmp/w"} #"'`, gate.Ask},
+		{`awk '{ n++ } END { print n / 2 }' main.go`, gate.Allow},
 		{"grep -r --include='*.md' TODO --include=.en? .", gate.Ask},
 		{"grep TODO -*", gate.Ask},
 		{"git blame -wS" + home + "/.netrc main.go", gate.Deny},

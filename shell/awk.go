@@ -210,6 +210,14 @@ func awkBlank(p string) (string, bool) {
 			i, operand = i+1, true
 		case c == '+' && i+1 < len(b) && b[i+1] == '+', c == '-' && i+1 < len(b) && b[i+1] == '-':
 			i += 2 // x++ stays an operand; ++x is followed by one
+			j := i
+			for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
+				j++
+			}
+			if j < len(b) && b[j] == '/' {
+				// gawk divides after x++; mawk starts a regex (x++ /"/).
+				return "", false
+			}
 		case c == ' ' || c == '\t':
 			i++
 		case c == '\\' && i+1 < len(b) && b[i+1] == '\n':
