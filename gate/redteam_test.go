@@ -979,6 +979,10 @@ func TestRound16ShellForms(t *testing.T) {
 		{`awk 'BEGIN{x++ /"/; system("touch /tmp/pwned")} #"'`, gate.Ask},
 		{`awk 'BEGIN{x-- /"/; print "o" > "/tmp/w"} #"'`, gate.Ask},
 		{`awk '{ n++ } END { print n / 2 }' main.go`, gate.Allow},
+		// Any division whose other reading (a regex up to the next /)
+		// would move a string or a comment is not understood.
+		{`awk 'BEGIN{ y = x /"/; system("touch /tmp/pwned") } #"'`, gate.Ask},
+		{`awk '{ print $1 / $2, "x" }' main.go`, gate.Allow},
 		{"grep -r --include='*.md' TODO --include=.en? .", gate.Ask},
 		{"grep TODO -*", gate.Ask},
 		{"git blame -wS" + home + "/.netrc main.go", gate.Deny},

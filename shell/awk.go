@@ -177,6 +177,27 @@ func awkBlank(p string) (string, bool) {
 			}
 			blank(b, i+1, j)
 			i, operand = j+1, true
+		case c == '/' && operand:
+			// Read as a division. Were another awk to read a regex here
+			// (the awks disagree after some tokens), the text up to the
+			// next / would be a regex instead: when it holds a " or #,
+			// the two readings put strings and comments in different
+			// places, and code hidden in one is code in the other.
+			moved := false
+			for j := i + 1; j < len(b) && b[j] != '\n'; j++ {
+				if b[j] == '\\' {
+					j++
+					continue
+				}
+				if b[j] == '/' {
+					if moved {
+						return "", false
+					}
+					break // (no closing / : no regex reading)
+				}
+				moved = moved || b[j] == '"' || b[j] == '#'
+			}
+			i, operand = i+1, false
 		case c == '#':
 			for ; i < len(b) && b[i] != '\n'; i++ {
 				b[i] = ' '
