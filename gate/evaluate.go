@@ -585,6 +585,13 @@ func (s *evalState) evalPaths() {
 	s.parts = make([]part, 0, len(paths))
 	for _, raw := range paths {
 		pt := part{v: Verdict{Kind: "path", Subject: raw}}
+		if jsTrim(raw) != raw {
+			// Some agents trim a path, some do not: which file is meant
+			// cannot be told (" /root/.bashrc" is not under the project).
+			s.uncertain(&pt, "not understood: a path with white space around it, which an agent may trim")
+			s.parts = append(s.parts, pt)
+			continue
+		}
 		s.judgePath(&pt, s.c.Tool, raw, s.kind)
 		s.parts = append(s.parts, pt)
 		if contentSearchTools[s.c.Tool] && pt.v.Decision != Deny {
@@ -593,13 +600,30 @@ func (s *evalState) evalPaths() {
 			if ps, ok := resolvePath(raw, s.cwd, s.p.home); ok {
 				// Claude Code's Grep and opencode's grep run ripgrep with
 				// --hidden: hidden files are searched, what its ignore
-				// rules leave out is not. Gemini CLI's search is judged
-				// on every file.
-				rg := s.c.Tool != "search_file_content"
-				s.judgeReadAs(&shell.Read{Path: ps.raw, Recursive: true, RgIgnore: rg, By: s.c.Tool}, s.c.Tool)
+				// rules leave out is not, unless a --glob (Claude's glob,
+				// opencode's include) brings files back. Gemini CLI's
+				// search is judged on every file.
+				_, hasGlob, _ := rawString(in.Glob)
+				rg := s.c.Tool != "search_file_content" && !hasGlob && !hasKey(s.c.Input, "include")
+				dir := ps.raw
+				if s.c.Tool == "grep" && !s.c.Remote && !isDir(ps.abs) {
+					// opencode searches the directory of a file it is given.
+					dir = filepath.Dir(ps.abs)
+				}
+				s.judgeReadAs(&shell.Read{Path: dir, Recursive: true, RgIgnore: rg, By: s.c.Tool}, s.c.Tool)
 			}
 		}
 	}
+}
+
+// hasKey reports whether the JSON object input has the top-level key.
+func hasKey(input json.RawMessage, key string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(input, &m) != nil {
+		return false
+	}
+	_, ok := m[key]
+	return ok
 }
 
 // evalName judges a tool matched by its name alone.

@@ -24,15 +24,21 @@ func gitRepo(dir string) (string, bool) {
 	if !directory(dir) {
 		return "", false // git cannot run there
 	}
-	for d := filepath.Clean(dir); ; {
+	// git walks up from the directory it lands in, symbolic links
+	// resolved (getcwd), and follows links to HEAD, objects and refs.
+	start := filepath.Clean(dir)
+	if real, err := filepath.EvalSymlinks(start); err == nil {
+		start = real
+	}
+	for d := start; ; {
 		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			if fi.IsDir() || linkedGitDir(filepath.Join(d, ".git")) {
 				return "", true
 			}
 			return "git would follow " + filepath.Join(d, ".git") + " (not a directory) to another repository", true
 		}
-		if regular(filepath.Join(d, "HEAD")) && (directory(filepath.Join(d, "objects")) && directory(filepath.Join(d, "refs")) ||
-			exists(filepath.Join(d, "commondir"))) {
+		if statRegular(filepath.Join(d, "HEAD")) && (statDir(filepath.Join(d, "objects")) && statDir(filepath.Join(d, "refs")) ||
+			statExists(filepath.Join(d, "commondir"))) {
 			// A bare repository, or one whose objects and refs are in the
 			// directory its commondir file names.
 			return "git would use " + d + " as a repository (its config can run programs)", true
@@ -171,6 +177,23 @@ func linkedGitDir(gitFile string) bool {
 		target = real
 	}
 	return gitInternal(target) && strings.Contains(target, "/.git/") && directory(target)
+}
+
+// statRegular, statDir and statExists follow symbolic links, as git does
+// when it looks at a candidate repository's HEAD, objects and refs.
+func statRegular(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func statDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func statExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 func regular(p string) bool {

@@ -21,6 +21,7 @@ func (k ToolKind) Valid() bool {
 var defaultToolKinds = map[string]ToolKind{
 	// shell
 	"Bash": KindShell, "bash": KindShell, "shell": KindShell, "Shell": KindShell,
+	"Monitor":    KindShell, // Claude Code: runs a bash command and streams its output
 	"shell_exec": KindShell, "shell_command": KindShell, "run_shell_command": KindShell,
 	"exec_command": KindShell, "local_shell": KindShell, "container.exec": KindShell,
 	"run_terminal_cmd": KindShell, "execute_command": KindShell,

@@ -988,6 +988,13 @@ func TestRound16ShellForms(t *testing.T) {
 		{"git blame -wS" + home + "/.netrc main.go", gate.Deny},
 		{"git blame -wS " + home + "/.netrc main.go", gate.Deny},
 		{`jq -n '"m" | modulemeta'`, gate.Ask}, // loads a module from the search path
+		// zsh (Claude Code's Bash tool on macOS) writes the target of >!
+		// and expands $~x; it takes ** across directories.
+		{`printf '{}' >! .claude/settings.json`, gate.Ask},
+		{`echo x >>! ~/.bashrc`, gate.Ask},
+		{"head -50 $~HOME/.kube/config", gate.Ask},
+		{"cat **/notes.md", gate.Allow},
+		{"echo x >| notes.txt", gate.Allow},
 		// The everyday forms stay allowed.
 		{`awk '{ print $1 / 2 }' main.go`, gate.Allow},
 		{"grep -rn TODO --include='*.go' .", gate.Allow},
@@ -1171,4 +1178,52 @@ func TestRound16Bundles(t *testing.T) {
 		{"curl -s https://api.github.com/zen -sw@.env", gate.Ask},
 		{"curl -s https://api.github.com/zen -H Accept:x", gate.Allow},
 	})
+}
+
+// TestGrepToolFiltersBroughtBack: a Grep glob (Claude Code) or include
+// (opencode) becomes ripgrep's --glob, which overrides its ignore rules;
+// opencode's grep given a file searches that file's directory (red team,
+// round 16).
+func TestGrepToolFiltersBroughtBack(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "proj")
+	os.MkdirAll(dir, 0o755)
+	gate.GitRun(t, dir, "init", "-q")
+	for f, c := range map[string]string{".gitignore": ".env\n", ".env": "SECRET=1", "a.txt": "x", "src/a.go": "package a",
+		"../other/.env": "SECRET=2", "../other/b.txt": "y"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := compile(t, specOf(r("Read", "*", gate.Allow), r("Read", "*.env", gate.Deny), r("{Grep,grep}", "*", gate.Allow), r("{Grep,grep}", "*.env", gate.Deny)))
+	for _, tt := range []struct {
+		tool, input string
+		want        gate.Action
+	}{
+		{"Grep", `{"pattern":"SECRET"}`, gate.Allow},
+		{"Grep", `{"pattern":"SECRET","glob":"*"}`, gate.Ask},
+		{"Grep", `{"pattern":"SECRET","glob":".env"}`, gate.Ask},
+		{"grep", `{"pattern":"SECRET","include":"*"}`, gate.Ask},
+		{"grep", `{"pattern":"SECRET","path":"a.txt","include":"*"}`, gate.Ask},
+		{"grep", `{"pattern":"x","path":"src/a.go"}`, gate.Allow},
+		{"grep", `{"pattern":"SECRET","path":"../other/b.txt"}`, gate.Ask}, // searches other/, .env there
+		{"Grep", `{"pattern":"SECRET","path":"../other/b.txt"}`, gate.Allow}, // Claude searches the file
+	} {
+		ev := p.Evaluate(gate.Call{Tool: tt.tool, Input: json.RawMessage(tt.input), Cwd: dir}, gate.Env{})
+		if ev.Decision != tt.want {
+			t.Errorf("%s %s: %s (%s), want %s", tt.tool, tt.input, ev.Decision, ev.Reason, tt.want)
+		}
+	}
+}
+
+// TestPathWithWhiteSpace: " /root/.bashrc" is a file under the project to
+// the gate and ~/.bashrc to an agent that trims it (round 16).
+func TestPathWithWhiteSpace(t *testing.T) {
+	p := compile(t, specOf(r("*", "*", gate.Allow)))
+	for _, path := range []string{" /root/.bashrc", "/root/.bashrc ", "\t.claude/settings.json"} {
+		ev := p.Evaluate(pathCall("Write", "file_path", path), gate.Env{Mode: gate.ModeApproveAll})
+		if ev.Decision == gate.Allow || !ev.Uncertain {
+			t.Errorf("Write %q: %s uncertain=%v (%s), want an ask only a person answers", path, ev.Decision, ev.Uncertain, ev.Reason)
+		}
+	}
 }

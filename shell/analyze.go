@@ -176,6 +176,9 @@ func (a *analyzer) notUnderstood(what string) {
 // characters (bash and mvdan/sh disagree on \r, and a NUL would forge Dyn),
 // invisible or bidi Unicode, invalid UTF-8, and long blank runs.
 func unsafeText(src string) string {
+	if z := zshOnly(src); z != "" {
+		return z
+	}
 	blanks := 0
 	for i, r := range src {
 		if r == ' ' || r == '\t' {
@@ -198,6 +201,21 @@ func unsafeText(src string) string {
 			return fmt.Sprintf("a replacement character (U+FFFD, often invalid bytes) at byte %d", i)
 		case invisible(r):
 			return fmt.Sprintf("invisible or bidi character %U at byte %d", r, i)
+		}
+	}
+	return ""
+}
+
+// zshOnly names text that zsh reads other than bash: agents run their
+// shell tool in the user's shell, which is zsh on macOS (Claude Code's
+// Bash tool) or may be (Codex's shell argument, not in its hook). `>!`,
+// `>>!`, `&>!` write their target like `>|` (bash writes a file named !);
+// `$~x`, `$=x`, `$^x` expand x (bash keeps them as text). Anywhere in the
+// text, quoted or not: reading it as bash would not tell.
+func zshOnly(src string) string {
+	for _, z := range [...]string{">!", "$~", "$=", "$^"} {
+		if strings.Contains(src, z) {
+			return "`" + z + "`, which zsh reads differently from bash (an agent's shell may be zsh)"
 		}
 	}
 	return ""
@@ -787,6 +805,9 @@ func (a *analyzer) addRead(t field, by string, recursive bool) {
 		r.Pattern = true
 		p, ok := a.abs(t.pat)
 		r.Path, r.Dynamic = p, !ok
+		// zsh (an agent's shell on macOS) takes ** across directories,
+		// as bash does with globstar: judged as the wider.
+		r.Recursive = r.Recursive || strings.Contains(t.pat, "**")
 	case t.glob && t.pat != "":
 		// A loop variable holding names that match a pattern.
 		p, ok := a.abs(t.pat)
