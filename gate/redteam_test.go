@@ -1206,7 +1206,7 @@ func TestGrepToolFiltersBroughtBack(t *testing.T) {
 		{"grep", `{"pattern":"SECRET","include":"*"}`, gate.Ask},
 		{"grep", `{"pattern":"SECRET","path":"a.txt","include":"*"}`, gate.Ask},
 		{"grep", `{"pattern":"x","path":"src/a.go"}`, gate.Allow},
-		{"grep", `{"pattern":"SECRET","path":"../other/b.txt"}`, gate.Ask}, // searches other/, .env there
+		{"grep", `{"pattern":"SECRET","path":"../other/b.txt"}`, gate.Ask},   // searches other/, .env there
 		{"Grep", `{"pattern":"SECRET","path":"../other/b.txt"}`, gate.Allow}, // Claude searches the file
 	} {
 		ev := p.Evaluate(gate.Call{Tool: tt.tool, Input: json.RawMessage(tt.input), Cwd: dir}, gate.Env{})
