@@ -852,6 +852,19 @@ func TestRepositoryMadeByTheLine(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A HEAD that is a symbolic link into refs/ (git takes it), and a
+	// directory reached through a link into a bare repository.
+	for _, d := range []string{"symhead/objects", "symhead/refs/heads", "bare/objects/info"} {
+		if err := os.MkdirAll(filepath.Join(cwd, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("refs/heads/main", filepath.Join(cwd, "symhead", "HEAD")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("bare/objects/info", filepath.Join(cwd, "into")); err != nil {
+		t.Fatal(err)
+	}
 	p := projectPolicy(t, "echo *", "printf *", "mkdir *", "cp *", "ln *", "git status *", "git log *", "sleep *")
 	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
 		{"echo 'ref: refs/heads/main' > sub/HEAD && git -C sub status", gate.Ask},
@@ -863,6 +876,9 @@ func TestRepositoryMadeByTheLine(t *testing.T) {
 		{"cp -r ../elsewhere y && git -C y status", gate.Ask},
 		{"cp -r ../elsewhere/. docs && git -C docs status", gate.Ask},
 		{"ln -s ../elsewhere z && git -C z log", gate.Ask},
+		{"git -C symhead status", gate.Ask},
+		{"cd into && git status", gate.Ask},
+		{"git -C into status", gate.Ask},
 		// -C after another global option moves git too.
 		{"git --no-pager -C bare status", gate.Ask},
 		{"git -P -C bare status", gate.Ask},
