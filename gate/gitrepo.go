@@ -21,7 +21,7 @@ func gitRepoHazard(dir string) string {
 
 // gitRepo is gitRepoHazard, and whether git finds a repository at all.
 func gitRepo(dir string) (string, bool) {
-	if !directory(dir) {
+	if !statDir(dir) {
 		return "", false // git cannot run there
 	}
 	// git walks up from the directory it lands in, symbolic links
@@ -37,7 +37,7 @@ func gitRepo(dir string) (string, bool) {
 			}
 			return "git would follow " + filepath.Join(d, ".git") + " (not a directory) to another repository", true
 		}
-		if statRegular(filepath.Join(d, "HEAD")) && (statDir(filepath.Join(d, "objects")) && statDir(filepath.Join(d, "refs")) ||
+		if gitHead(filepath.Join(d, "HEAD")) && (statDir(filepath.Join(d, "objects")) && statDir(filepath.Join(d, "refs")) ||
 			statExists(filepath.Join(d, "commondir"))) {
 			// A bare repository, or one whose objects and refs are in the
 			// directory its commondir file names.
@@ -70,7 +70,7 @@ func (s *evalState) gitRepoByLine(dir string) string {
 }
 
 func (s *evalState) gitRepoMadeByLine(dir string) string {
-	if dir != s.cwd && !directory(dir) && directory(s.cwd) {
+	if dir != s.cwd && !statDir(dir) && statDir(s.cwd) {
 		// Only the line can make it (or git fails there).
 		return "git runs in " + dir + ", which is not there before the line runs: which repository it would use cannot be checked"
 	}
@@ -179,13 +179,15 @@ func linkedGitDir(gitFile string) bool {
 	return gitInternal(target) && strings.Contains(target, "/.git/") && directory(target)
 }
 
-// statRegular, statDir and statExists follow symbolic links, as git does
-// when it looks at a candidate repository's HEAD, objects and refs.
-func statRegular(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
+// gitHead reports a HEAD git may take: a file, or a symbolic link
+// (into refs/, to a branch that need not exist yet).
+func gitHead(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && (fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0)
 }
 
+// statDir and statExists follow symbolic links, as git does when it looks
+// at a candidate repository's objects and refs.
 func statDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
