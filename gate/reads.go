@@ -33,6 +33,15 @@ func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 		s.uncertain(&pt, "not understood: "+r.By+" reads a file only known at run time")
 		return
 	}
+	if r.Recursive && !s.c.Remote && (strings.HasPrefix(r.By, "git diff") || strings.HasPrefix(r.By, "git grep") || r.By == "git status") {
+		// git diff shows the whole work tree from a subdirectory, and a
+		// pathspec :/ or :(top) names its top: judged from the top.
+		if root, ok := workTreeRoot(r.Path); ok && root != r.Path {
+			cp := *r
+			cp.Path = root
+			r = &cp
+		}
+	}
 	if r.Link && !s.c.Remote {
 		// Whatever writes through the link later (a job started before it
 		// was made) writes here.

@@ -1243,3 +1243,41 @@ func TestPathWithWhiteSpace(t *testing.T) {
 		}
 	}
 }
+
+// TestGitReadOnlyCornersRound16: what a helper found in the read-only git
+// subcommands: gpg through %+G?, config --blob REV:PATH, stash list -p,
+// log --check, git diff from a subdirectory (it shows the whole tree),
+// status -v, and files given to grep -f, ls-files -X, diff -O.
+func TestGitReadOnlyCornersRound16(t *testing.T) {
+	home, cwd := everydayTree(t)
+	if err := os.WriteFile(filepath.Join(cwd, "secrets.toml"), []byte("[db]\npassword = x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".netrc"), []byte("machine x password s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gate.GitRun(t, cwd, "add", "-f", "secrets.toml")
+	gate.GitRun(t, cwd, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "toml")
+	if err := os.WriteFile(filepath.Join(cwd, "secrets.toml"), []byte("[db]\npassword = y\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := everydayPolicy(t, home)
+	expectLines(t, p, cwd, gate.ModeApproveAll, false, []lineCase{
+		{"git log --format=%+GS", gate.Ask},
+		{"git log --pretty='format:% G?'", gate.Ask},
+		{"git config --list --blob=HEAD:secrets.toml", gate.Deny},
+		{"git config --blob=abc1234 --list", gate.Ask},
+		{"git stash list -p", gate.Ask},
+		{"git log --check", gate.Ask},
+		{"cd docs && git diff", gate.Ask},
+		{"git -C docs diff", gate.Ask},
+		{"git status -vv", gate.Ask},
+		{"git grep -f ~/.netrc x", gate.Deny},
+		{"git ls-files -X ~/.netrc", gate.Deny},
+		{"git diff -O ~/.netrc", gate.Deny},
+		// The everyday forms stay allowed.
+		{"git log --format=%H -n3", gate.Allow},
+		{"git stash list", gate.Allow},
+		{"git status", gate.Allow},
+	})
+}

@@ -57,6 +57,26 @@ func anyGlobal(a []field, pred func(string) bool) bool {
 	return false
 }
 
+// gitSignatureFormat reports a %G placeholder, with or without git's
+// modifiers (%+G?, %-GS, % GK): they verify signatures, which runs gpg.
+func gitSignatureFormat(s string) bool {
+	for i := strings.IndexByte(s, '%'); i >= 0 && i+1 < len(s); {
+		j := i + 1
+		if s[j] == '+' || s[j] == '-' || s[j] == ' ' {
+			j++
+		}
+		if j < len(s) && s[j] == 'G' {
+			return true
+		}
+		k := strings.IndexByte(s[i+1:], '%')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return false
+}
+
 // gitConfigOverride reports -c NAME=VALUE and --config-env: config keys such
 // as core.fsmonitor, core.pager or alias.* run programs.
 func gitConfigOverride(a []field) bool {
@@ -146,7 +166,7 @@ func (a *analyzer) git(fs []field) (string, string) {
 		if f.dyn && !f.glob || f.glob && !safeGlobStart(f.pat) {
 			return "not understood: a word only known at run time in git's arguments (it could be an option)", ""
 		}
-		if strings.Contains(f.s, "%G") {
+		if gitSignatureFormat(f.s) {
 			return "", "git's %G format placeholders verify signatures, which runs gpg"
 		}
 	}
@@ -219,8 +239,28 @@ globals:
 					includes = true
 				case isNeg && neg != "" && strings.HasPrefix("includes", neg):
 					includes = false
-				case name == "file" || name == "blob":
+				case name == "file":
 					fromFile = true
+				case name == "blob":
+					// --blob=REV:PATH prints PATH as REV has it: a read of
+					// PATH, from history.
+					fromFile = true
+					if !hasVal {
+						if j+1 >= len(rest) {
+							return "not understood: git config --blob without its value", ""
+						}
+						j++
+						val = rest[j].s
+					}
+					rev, p, ok := strings.Cut(val, ":")
+					if !ok || p == "" {
+						return "not understood: git config --blob " + val + " (an object the analysis cannot name a file for)", ""
+					}
+					a.addRead(field{s: p}, "git config --blob", false)
+					a.addRead(field{s: "."}, "git config --blob", false)
+					a.an.Reads[len(a.an.Reads)-1].History = true
+					a.an.Reads[len(a.an.Reads)-1].Revisions = []string{rev}
+					continue
 				}
 			}
 			if gitExact[name] {
@@ -402,8 +442,25 @@ globals:
 		case "grep", "diff":
 			// Both read tracked files from the work tree as they are on
 			// disk (a tracked .env too): the tree is read, as by grep -r.
+			// (The gate widens it to the work tree's top: git diff shows
+			// the whole tree from a subdirectory, and :/ names the top.)
 			a.addRead(field{s: "."}, "git "+sub, true)
 			a.an.Reads[len(a.an.Reads)-1].Tracked = true
+		case "status":
+			// git status -v shows the staged diff, -vv the work tree's too.
+			for _, f := range rest {
+				if f.s == "--" {
+					break
+				}
+				if strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && strings.ContainsRune(f.s, 'v') ||
+					strings.HasPrefix(f.s, "--v") && strings.HasPrefix("--verbose", f.s) {
+					a.addRead(field{s: "."}, "git status", true)
+					a.an.Reads[len(a.an.Reads)-1].Tracked = true
+					a.addRead(field{s: "."}, "git status", false)
+					a.an.Reads[len(a.an.Reads)-1].History = true
+					break
+				}
+			}
 		case "blame", "annotate":
 			// Their file operand is read from the work tree.
 			for _, f := range rest {
@@ -447,13 +504,14 @@ var gitModeOptions = []string{"list", "get", "get-all", "get-regexp", "get-urlma
 // gitLongOptions are the long options of git subcommands the analysis
 // acts on, so that an abbreviation resolves to them.
 var gitLongOptions = map[string][]string{
-	"grep":   {"no-index", "untracked", "pathspec-from-file", "file"},
-	"diff":   {"no-index", "pathspec-from-file"},
-	"blame":  {"contents", "ignore-revs-file"},
-	"config": {"file", "blob", "includes"},
-	"commit": {"file", "template", "pathspec-from-file"},
-	"tag":    {"file"},
-	"notes":  {"file"},
+	"grep":     {"no-index", "untracked", "pathspec-from-file", "file"},
+	"diff":     {"no-index", "pathspec-from-file", "orderfile"},
+	"ls-files": {"exclude-from"},
+	"blame":    {"contents", "ignore-revs-file"},
+	"config":   {"file", "blob", "includes"},
+	"commit":   {"file", "template", "pathspec-from-file"},
+	"tag":      {"file"},
+	"notes":    {"file"},
 }
 
 // gitLongName resolves an abbreviated long option of git subcommand sub to
@@ -492,6 +550,12 @@ func gitFileOption(sub, opt string) bool {
 		return opt == "-F" || opt == "--file" || opt == "-t" || opt == "--template"
 	case "config":
 		return opt == "-f" || opt == "--file"
+	case "grep":
+		return opt == "-f" || opt == "--file"
+	case "ls-files":
+		return opt == "-X" || opt == "--exclude-from"
+	case "diff", "log", "show", "diff-tree", "diff-index", "diff-files":
+		return opt == "-O" || opt == "--orderfile"
 	case "blame", "annotate":
 		return opt == "--contents" || opt == "--ignore-revs-file" || opt == "-S"
 	case "apply", "am":
@@ -529,7 +593,7 @@ func gitPrintsHistory(sub string, rest []field) (history bool, operands []string
 					j++
 				}
 			case sub == "log" || sub == "whatchanged" || sub == "reflog":
-				for _, p := range []string{"patch", "unified", "cc", "word-diff", "color-words", "binary", "full-diff", "pickaxe", "diff-merges", "remerge-diff", "textconv", "function-context"} {
+				for _, p := range []string{"patch", "unified", "cc", "word-diff", "color-words", "binary", "full-diff", "pickaxe", "diff-merges", "remerge-diff", "textconv", "function-context", "check"} {
 					if strings.HasPrefix(p, name) || strings.HasPrefix(name, p) {
 						history = true
 					}
@@ -568,6 +632,11 @@ func gitPrintsHistory(sub string, rest []field) (history bool, operands []string
 	case "show", "cat-file", "range-diff", "diff-tree", "diff-index", "format-patch", "archive", "bundle", "fast-export":
 		return true, operands
 	case "stash":
+		if len(rest) > 0 && rest[0].s == "list" {
+			// stash list takes log's options (-p prints the stashes).
+			h, _ := gitPrintsHistory("log", rest[1:])
+			return h, operands
+		}
 		return len(rest) > 0 && rest[0].s == "show", operands
 	case "log", "whatchanged", "reflog":
 		return history, operands
