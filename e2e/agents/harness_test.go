@@ -236,7 +236,7 @@ func (h *harness) waitPending(r *run) *gate.Approval {
 // waitStatus waits until approval id has left pending.
 func (h *harness) waitStatus(id string) *gate.Approval {
 	h.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a bound on a loaded machine, not a speed check
 	for {
 		a, err := h.client.Get(context.Background(), id, 0)
 		if err != nil {
