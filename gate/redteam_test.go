@@ -1009,7 +1009,10 @@ func TestRound16ShellForms(t *testing.T) {
 		{`printf '{}' >! .claude/settings.json`, gate.Ask},
 		{`echo x >>! ~/.bashrc`, gate.Ask},
 		{"head -50 $~HOME/.kube/config", gate.Ask},
-		{"cat **/notes.md", gate.Allow},
+		{"cat docs/**/notes.md", gate.Allow},
+		{"cat ./**/.en?", gate.Ask}, // zsh's **/ matches no directory too
+		{"grep -h . ~/.local/**/approver.token", gate.Deny},
+		{"jq -R -0 ~/.netrc", gate.Ask}, // jq 1.6 reads -0 as the filter
 		{"echo x >| notes.txt", gate.Allow},
 		// The everyday forms stay allowed.
 		{`awk '{ print $1 / 2 }' main.go`, gate.Allow},

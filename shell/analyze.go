@@ -805,9 +805,6 @@ func (a *analyzer) addRead(t field, by string, recursive bool) {
 		r.Pattern = true
 		p, ok := a.abs(t.pat)
 		r.Path, r.Dynamic = p, !ok
-		// zsh (an agent's shell on macOS) takes ** across directories,
-		// as bash does with globstar: judged as the wider.
-		r.Recursive = r.Recursive || strings.Contains(t.pat, "**")
 	case t.glob && t.pat != "":
 		// A loop variable holding names that match a pattern.
 		p, ok := a.abs(t.pat)
@@ -821,7 +818,29 @@ func (a *analyzer) addRead(t field, by string, recursive bool) {
 		p, ok := a.abs(t.s)
 		r.Path, r.Dynamic = p, !ok
 	}
+	if r.Pattern && strings.Contains(t.pat, "**") && !t.rec { // (find's {} crosses directories already)
+		a.globstarReads(&r, t, by)
+	}
 	a.an.Reads = append(a.an.Reads, r)
+}
+
+// globstarReads: zsh (an agent's shell on macOS) takes ** across
+// directories (bash does with globstar), and its **/ also matches no
+// directory at all (a/**/b is a/b too): the read is judged as one of
+// everything below the directory before the first pattern character.
+func (a *analyzer) globstarReads(r *Read, t field, by string) {
+	prefix := t.pat
+	if i := strings.IndexAny(prefix, "*?["); i >= 0 {
+		prefix = prefix[:i]
+	}
+	if j := strings.LastIndexByte(prefix, '/'); j >= 0 {
+		prefix = prefix[:j+1]
+	} else {
+		prefix = "."
+	}
+	p, ok := a.abs(prefix)
+	r.Path, r.Pattern, r.Recursive = p, false, true
+	r.Dynamic = r.Dynamic || !ok
 }
 
 // checkPath flags a path-like argument or redirect target outside the project.

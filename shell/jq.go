@@ -56,6 +56,10 @@ func (a *analyzer) jq(fs []field) (string, string) {
 			if k == '=' && i+1 < len(args) {
 				i++
 			}
+		case len(s) > 1 && s[0] == '-' && !(s[1] >= 'a' && s[1] <= 'z' || s[1] >= 'A' && s[1] <= 'Z'):
+			// jq 1.6 takes -0 (a dash, then no letter) for the filter or a
+			// file, later versions for an option.
+			return "not understood: jq " + s + " (a filter, a file or an option, by jq's version)", ""
 		case len(s) > 1 && s[0] == '-':
 			for j := 1; j < len(s); j++ {
 				c := s[j]
