@@ -322,7 +322,11 @@ func TestSubmitAndWaitSurvivesRestart(t *testing.T) {
 	done := make(chan *gate.Approval, 1)
 	errc := make(chan error, 1)
 	go func() {
-		a, err := alice.SubmitAndWait(ctx, gate.Call{Tool: "Bash", Input: json.RawMessage(`{"command":"make"}`)}, time.Second)
+		// The hook's own key (Claude Code's tool_use_id): the stop may
+		// land before the client learnt the id, and the re-posted call
+		// must find the decided approval. (With a key the gate derives, a
+		// call re-posted after the decision is a new call, by design.)
+		a, err := alice.SubmitAndWait(ctx, gate.Call{Tool: "Bash", Input: json.RawMessage(`{"command":"make"}`), IdempotencyKey: "toolu_restart"}, time.Second)
 		errc <- err
 		done <- a
 	}()
