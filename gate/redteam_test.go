@@ -1013,6 +1013,18 @@ func TestRound16ShellForms(t *testing.T) {
 		{"cat ./**/.en?", gate.Ask}, // zsh's **/ matches no directory too
 		{"grep -h . ~/.local/**/approver.token", gate.Deny},
 		{"jq -R -0 ~/.netrc", gate.Ask}, // jq 1.6 reads -0 as the filter
+		// Digits then letters are options one by one (-5r is -5 -r); +N
+		// is uniq's option only when all digits, tail's only first;
+		// tree reads a bundle's values from the next words (-Lo 1 F).
+		{"grep -5r DB_ .", gate.Ask},
+		{"grep -1R . ~", gate.Deny},
+		{"uniq -5f 3 notes.md ~/.bashrc", gate.Ask},
+		{"uniq +1x .git/config", gate.Ask},
+		{"tree -Lo 1 ~/.bashrc x", gate.Ask},
+		{"grep -5 TODO main.go", gate.Allow},
+		{"uniq +2 main.go", gate.Allow},
+		{"tail +5 main.go", gate.Allow},
+		{"tree -aL 2", gate.Allow},
 		{"echo x >| notes.txt", gate.Allow},
 		// The everyday forms stay allowed.
 		{`awk '{ print $1 / 2 }' main.go`, gate.Allow},

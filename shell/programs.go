@@ -225,7 +225,9 @@ func (p *progSpec) parseArgs(prog string, args []field) (opts []parsedOpt, opera
 		switch {
 		case s == "--":
 			return opts, append(operands, args[i+1:]...), ""
-		case p.plusDigits && len(s) > 1 && s[0] == '+' && s[1] >= '0' && s[1] <= '9':
+		case p.plusDigits && len(s) > 1 && s[0] == '+' && isDigits(s[1:]) && (prog != "tail" || i == 0 && len(args) <= 2):
+			// (uniq takes +N anywhere; tail only first, before one file:
+			// elsewhere, or +1x, it is a file.)
 			// An obsolete +NUM option (uniq +2 skips characters, tail +5
 			// starts at a line): not an operand.
 			opts = append(opts, parsedOpt{name: s})
@@ -252,11 +254,19 @@ func (p *progSpec) parseArgs(prog string, args []field) (opts []parsedOpt, opera
 			}
 			opts = append(opts, o)
 		default:
-			if p.digits && s[1] >= '0' && s[1] <= '9' {
-				// An obsolete -NUM (grep -5, head -20), maybe with unit
-				// letters (head -100c, tail -5l): one word, no value after.
+			if p.digits && s[1] >= '0' && s[1] <= '9' && (prog == "head" || prog == "tail") {
+				// An obsolete -NUM (head -20), maybe with unit letters
+				// (head -100c, tail -5l, tail -5f): one word, no value after.
+				if strings.Trim(s[1:], "0123456789") != "" && strings.Trim(strings.TrimLeft(s[1:], "0123456789"), "bcklmf") != "" {
+					return nil, nil, "option " + s + " of " + prog
+				}
 				opts = append(opts, parsedOpt{name: "-" + s[1:]})
 				continue
+			}
+			if prog == "tree" && len(s) > 2 && strings.ContainsAny(s[1:len(s)-1], p.shortArg) {
+				// tree takes each value from the next word and reads on in
+				// the bundle (-Lo 1 FILE is -L 1 -o FILE), not getopt's way.
+				return nil, nil, "a bundle of tree options with values (" + s + ")"
 			}
 			for j := 1; j < len(s); j++ {
 				c := s[j]
