@@ -1026,6 +1026,13 @@ func TestRound16ShellForms(t *testing.T) {
 		{"tail +5 main.go", gate.Allow},
 		{"tree -aL 2", gate.Allow},
 		{"echo x >| notes.txt", gate.Allow},
+		// zsh: cd OLD NEW substitutes in $PWD; set -T is cdablevars;
+		// functions, commands, cdpath ... are its special parameters.
+		{"cd proj . && echo 'touch /tmp/pwned' >> .bashrc", gate.Ask},
+		{"set -T; cd HOME && echo x >> .bashrc", gate.Ask},
+		{`functions=(ls "touch /tmp/pwned"); ls`, gate.Ask},
+		{"commands=(cat /usr/bin/touch); cat /tmp/pwned", gate.Ask},
+		{"set -eu -o pipefail", gate.Allow},
 		// The everyday forms stay allowed.
 		{`awk '{ print $1 / 2 }' main.go`, gate.Allow},
 		{"grep -rn TODO --include='*.go' .", gate.Allow},

@@ -313,6 +313,17 @@ func (a *analyzer) cd(args []field) {
 		target = f
 		break
 	}
+	operands := 0
+	for i := range args {
+		if args[i].s != "" && (!strings.HasPrefix(args[i].s, "-") || args[i].s == "-") {
+			operands++
+		}
+	}
+	if operands > 1 {
+		// bash fails; zsh replaces the first in $PWD by the second.
+		a.st.cwd = ""
+		return
+	}
 	switch {
 	case target == nil:
 		a.st.cwd = a.home
@@ -435,7 +446,9 @@ func setOptions(args []field) string {
 		}
 		for j := 1; j < len(s); j++ {
 			switch s[j] {
-			case 'e', 'u', 'x', 'v', 'E', 'T', 'C', 'f', 'b', 'm', 'h':
+			case 'e', 'u', 'x', 'v', 'C', 'm':
+				// (-T, -f, -h, -E, -b mean other things to zsh: -T is
+				// cdablevars, which makes `cd HOME` go home.)
 			case 'o':
 				if j != len(s)-1 || i+1 >= len(args) {
 					if len(s) == 2 && i+1 >= len(args) {

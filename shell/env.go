@@ -30,12 +30,32 @@ func assignable(name string, exported bool) string {
 			l == "auto_resume" || strings.HasPrefix(l, "yarn_") || strings.HasPrefix(l, "pnpm_") {
 			return "to " + name + ", which changes how programs behave"
 		}
+		if zshSpecial[name] || strings.HasPrefix(name, "dis_") {
+			// An agent's shell may be zsh (Claude Code on macOS).
+			return "to " + name + ", which zsh reads as its own (functions, commands, path, options, ...)"
+		}
 		return ""
 	}
 	if safeEnv[name] || strings.HasPrefix(name, "LC_") {
 		return ""
 	}
 	return "to " + name + ", which may change how programs behave"
+}
+
+// zshSpecial are zsh's lower-case special parameters (zshparam, the
+// zsh/parameter module): assigned, they define functions (functions),
+// map names to programs (commands, builtins), change the search paths
+// (path, cdpath, fpath, module_path, manpath), options (options), aliases
+// and named directories.
+var zshSpecial = map[string]bool{
+	"path": true, "cdpath": true, "fpath": true, "module_path": true, "manpath": true, "mailpath": true,
+	"functions": true, "functions_source": true, "commands": true, "builtins": true, "options": true,
+	"aliases": true, "galiases": true, "saliases": true, "nameddirs": true, "userdirs": true, "parameters": true,
+	"modules": true, "reswords": true, "history": true, "historywords": true, "jobdirs": true, "jobstates": true,
+	"jobtexts": true, "widgets": true, "keymaps": true, "psvar": true, "watch": true, "fignore": true,
+	"prompt": true, "precmd_functions": true, "preexec_functions": true, "chpwd_functions": true,
+	"periodic_functions": true, "zshaddhistory_functions": true, "zshexit_functions": true, "signals": true,
+	"argv": true, "status": true, "pipestatus": true, "zsh_eval_context": true, "epochtime": true,
 }
 
 // shellVars are bash's own variables that change what runs or where.
