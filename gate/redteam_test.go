@@ -1025,6 +1025,11 @@ func TestRound16ShellForms(t *testing.T) {
 		{"uniq +2 main.go", gate.Allow},
 		{"tail +5 main.go", gate.Allow},
 		{"tree -aL 2", gate.Allow},
+		// grep reads a file no --include/--exclude names unless the first
+		// of them is --include; uniq takes a +N beyond 2^64 for a file.
+		{"grep -r --exclude=z --include='*.md' '' .", gate.Ask},
+		{"grep -r --include='*.md' --exclude=z TODO .", gate.Allow},
+		{"cd .git && echo hi | uniq - +18446744073709551616", gate.Ask},
 		{"echo x >| notes.txt", gate.Allow},
 		// zsh: cd OLD NEW substitutes in $PWD; set -T is cdablevars;
 		// functions, commands, cdpath ... are its special parameters.

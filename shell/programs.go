@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -225,7 +226,7 @@ func (p *progSpec) parseArgs(prog string, args []field) (opts []parsedOpt, opera
 		switch {
 		case s == "--":
 			return opts, append(operands, args[i+1:]...), ""
-		case p.plusDigits && len(s) > 1 && s[0] == '+' && isDigits(s[1:]) && (prog != "tail" || i == 0 && len(args) <= 2):
+		case p.plusDigits && len(s) > 1 && s[0] == '+' && isDigits(s[1:]) && fitsUint64(s[1:]) && (prog != "tail" || i == 0 && len(args) <= 2):
 			// (uniq takes +N anywhere; tail only first, before one file:
 			// elsewhere, or +1x, it is a file.)
 			// An obsolete +NUM option (uniq +2 skips characters, tail +5
@@ -303,6 +304,13 @@ func (p *progSpec) parseArgs(prog string, args []field) (opts []parsedOpt, opera
 		}
 	}
 	return opts, operands, ""
+}
+
+// fitsUint64 reports a run of digits below 2^64: uniq takes a larger +N for
+// a file.
+func fitsUint64(d string) bool {
+	_, err := strconv.ParseUint(d, 10, 64)
+	return err == nil
 }
 
 // safeGlobStart reports a pattern whose matches all start with a literal
@@ -495,6 +503,19 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 // any file is read. Any exclusion is ignored: reading more is the safe side.
 func recursiveInclude(name string, opts []parsedOpt) []string {
 	var inc []string
+	if name == "grep" {
+		// A file matching no --include or --exclude is read unless the
+		// first such option is --include: an --exclude first lets every
+		// other file in.
+		for _, o := range opts {
+			if o.name == "--exclude" || o.name == "--exclude-from" {
+				return nil
+			}
+			if o.name == "--include" {
+				break
+			}
+		}
+	}
 	for _, o := range opts {
 		v := o.val
 		if v.dyn || v.glob && v.pat == "" {
