@@ -1038,6 +1038,10 @@ func TestRound16ShellForms(t *testing.T) {
 		{`functions=(ls "touch /tmp/pwned"); ls`, gate.Ask},
 		{"commands=(cat /usr/bin/touch); cat /tmp/pwned", gate.Ask},
 		{"set -eu -o pipefail", gate.Allow},
+		// <N-M> is a numeric-range glob to zsh, redirections to bash.
+		{`touch '1e sh s'; echo 'touch /tmp/pwned' > s; sed <0-9>e\ sh\ s -n p main.go`, gate.Ask},
+		{"cat <->x", gate.Ask},
+		{"sort <main.go >sorted.txt", gate.Allow},
 		// The everyday forms stay allowed.
 		{`awk '{ print $1 / 2 }' main.go`, gate.Allow},
 		{"grep -rn TODO --include='*.go' .", gate.Allow},

@@ -218,6 +218,28 @@ func zshOnly(src string) string {
 			return "`" + z + "`, which zsh reads differently from bash (an agent's shell may be zsh)"
 		}
 	}
+	// <N-M>, <N->, <-M>, <->: a numeric-range glob in zsh, redirections
+	// in bash (sed <0-9>e\ x: zsh passes a file named 1e x to sed).
+	for i := strings.IndexByte(src, '<'); i >= 0; {
+		j := i + 1
+		for j < len(src) && src[j] >= '0' && src[j] <= '9' {
+			j++
+		}
+		if j < len(src) && src[j] == '-' {
+			k := j + 1
+			for k < len(src) && src[k] >= '0' && src[k] <= '9' {
+				k++
+			}
+			if k < len(src) && src[k] == '>' {
+				return "`" + src[i:k+1] + "`, a numeric-range glob to zsh and redirections to bash (an agent's shell may be zsh)"
+			}
+		}
+		n := strings.IndexByte(src[i+1:], '<')
+		if n < 0 {
+			break
+		}
+		i += 1 + n
+	}
 	return ""
 }
 
