@@ -304,7 +304,7 @@ func (s *MCPServer) approve(ctx context.Context, rawArgs json.RawMessage) map[st
 		v = deny("the permission request's input is not a JSON object, denied to be safe")
 	default:
 		cwd := s.o.Cwd
-		if gate.DefaultToolKinds()[a.ToolName] == gate.KindShell {
+		if gate.DefaultToolKind(a.ToolName) == gate.KindShell {
 			// Claude's shell keeps its directory between commands and the
 			// permission request does not say where this one runs: the
 			// directory the server started in is no guide (a `cd .claude`

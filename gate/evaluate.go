@@ -603,8 +603,7 @@ func (s *evalState) evalPaths() {
 				// rules leave out is not, unless a --glob (Claude's glob,
 				// opencode's include) brings files back. Gemini CLI's
 				// search is judged on every file.
-				_, hasGlob, _ := rawString(in.Glob)
-				rg := s.c.Tool != "search_file_content" && !hasGlob && !hasKey(s.c.Input, "include")
+				rg := s.c.Tool != "search_file_content" && len(in.Glob) == 0 && len(in.Include) == 0
 				dir := ps.raw
 				if s.c.Tool == "grep" && !s.c.Remote && !isDir(ps.abs) {
 					// opencode searches the directory of a file it is given.
@@ -614,16 +613,6 @@ func (s *evalState) evalPaths() {
 			}
 		}
 	}
-}
-
-// hasKey reports whether the JSON object input has the top-level key.
-func hasKey(input json.RawMessage, key string) bool {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(input, &m) != nil {
-		return false
-	}
-	_, ok := m[key]
-	return ok
 }
 
 // evalName judges a tool matched by its name alone.

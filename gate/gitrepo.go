@@ -242,30 +242,33 @@ func gitDir(argv []string, cwd string) string {
 
 // gitSubcommand returns git's subcommand in argv, after its global options.
 func gitSubcommand(argv []string) string {
-	for i := 1; i < len(argv); i++ {
-		switch a := argv[i]; {
-		case a == "-C" || a == "-c":
-			i++
-		case strings.HasPrefix(a, "-"):
-		default:
-			return a
-		}
+	if i := gitSubIndex(argv); i < len(argv) {
+		return argv[i]
 	}
 	return ""
 }
 
 // gitSubArgs returns the words after git's subcommand.
 func gitSubArgs(argv []string) []string {
+	if i := gitSubIndex(argv); i < len(argv) {
+		return argv[i+1:]
+	}
+	return nil
+}
+
+// gitSubIndex returns where git's subcommand stands in argv, after its
+// global options; len(argv) when there is none.
+func gitSubIndex(argv []string) int {
 	for i := 1; i < len(argv); i++ {
 		switch a := argv[i]; {
 		case a == "-C" || a == "-c":
 			i++
 		case strings.HasPrefix(a, "-"):
 		default:
-			return argv[i+1:]
+			return i
 		}
 	}
-	return nil
+	return len(argv)
 }
 
 // gitOperands reports whether argv has a word after the subcommand that is

@@ -59,6 +59,10 @@ func DefaultToolKinds() map[string]ToolKind {
 	return out
 }
 
+// DefaultToolKind returns the built-in kind of tool, "" for a tool the
+// table does not name.
+func DefaultToolKind(tool string) ToolKind { return defaultToolKinds[tool] }
+
 // WriteTool is the tool name whose rules judge a shell redirection's write
 // (`echo x > f` is judged as a Write of f).
 const WriteTool = "Write"
@@ -102,7 +106,8 @@ type toolInput struct {
 	Edits     json.RawMessage // edits
 	// A search tool's file filter (Claude Code's Grep glob, ...): it can
 	// bring hidden files back into a search.
-	Glob json.RawMessage // glob
+	Glob    json.RawMessage // glob
+	Include json.RawMessage // include (opencode's grep, Gemini's read_many_files)
 }
 
 // field returns where the value of the known top-level key name goes, or
@@ -147,13 +152,15 @@ func (in *toolInput) field(name []byte) *json.RawMessage {
 		return &in.Edits
 	case "glob":
 		return &in.Glob
+	case "include":
+		return &in.Include
 	}
 	return nil
 }
 
 // knownFields are the keys toolInput reads, for the case-variant check.
 var knownFields = []string{"command", "cmd", "workdir", "dir_path", "directory", "file_path", "path", "notebook_path", "filePath",
-	"absolute_path", "input", "patch", "patchText", "old_string", "new_string", "content", "new_source", "edits", "glob"}
+	"absolute_path", "input", "patch", "patchText", "old_string", "new_string", "content", "new_source", "edits", "glob", "include"}
 
 // decodeInput parses a tool input object with exact keys (see scanInput).
 // An empty input is the empty object; anything else scanInput refuses is

@@ -22,14 +22,22 @@ var copilotOnce sync.Once
 func TestCopilotCLI(t *testing.T) {
 	t.Parallel()
 	runAgentSuite(t, agentCase{name: "copilot", setup: func(h *harness) (func(string) []string, []string) {
-		copilotOnce.Do(func() { npmInstall(t, filepath.Join(root, "npm-copilot"), "@github/copilot@"+copilotVersion) })
-		bin := filepath.Join(root, "npm-copilot", "node_modules", ".bin", "copilot")
-		h.install()
+		bin, env := copilotSetup(t, h)
 		return func(prompt string) []string {
-				return []string{bin, "-p", prompt, "--allow-all-tools", "--no-auto-update"}
-			}, []string{"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=" + h.fakeURL + "/v1", "COPILOT_PROVIDER_API_KEY=fake-key",
-				"COPILOT_MODEL=gpt-4.1", "XDG_CACHE_HOME=" + filepath.Join(root, "copilot-cache")}
+			return []string{bin, "-p", prompt, "--allow-all-tools", "--no-auto-update"}
+		}, env
 	}})
+}
+
+// copilotSetup installs Copilot CLI (once per run) and approvalbot's hook,
+// and returns the CLI and the environment of an offline run against the
+// fake model.
+func copilotSetup(t *testing.T, h *harness) (bin string, env []string) {
+	copilotOnce.Do(func() { npmInstall(t, filepath.Join(root, "npm-copilot"), "@github/copilot@"+copilotVersion) })
+	h.install()
+	return filepath.Join(root, "npm-copilot", "node_modules", ".bin", "copilot"),
+		[]string{"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=" + h.fakeURL + "/v1", "COPILOT_PROVIDER_API_KEY=fake-key",
+			"COPILOT_MODEL=gpt-4.1", "XDG_CACHE_HOME=" + filepath.Join(root, "copilot-cache")}
 }
 
 // TestCopilotRepositorySettingsTurnHooksOff: in a folder the person
@@ -40,9 +48,7 @@ func TestCopilotCLI(t *testing.T) {
 func TestCopilotRepositorySettingsTurnHooksOff(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "copilot")
-	copilotOnce.Do(func() { npmInstall(t, filepath.Join(root, "npm-copilot"), "@github/copilot@"+copilotVersion) })
-	bin := filepath.Join(root, "npm-copilot", "node_modules", ".bin", "copilot")
-	h.install()
+	bin, env := copilotSetup(t, h)
 	// Copilot finds repository settings at the git root.
 	if out, err := exec.Command("git", "init", "-q", h.work).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
@@ -61,8 +67,7 @@ func TestCopilotRepositorySettingsTurnHooksOff(t *testing.T) {
 	runMkdir := func(name string) (string, bool) {
 		marker := filepath.Join(h.work, name)
 		r := h.start(context.Background(), []string{bin, "-p", "Please do this: APPROVALBOT_E2E_RUN[[mkdir " + marker + "]]", "--no-auto-update"},
-			"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+h.fakeURL+"/v1", "COPILOT_PROVIDER_API_KEY=fake-key",
-			"COPILOT_MODEL=gpt-4.1", "XDG_CACHE_HOME="+filepath.Join(root, "copilot-cache"), "COPILOT_ALLOW_ALL=true")
+			append(env, "COPILOT_ALLOW_ALL=true")...)
 		return r.wait(t), exists(marker)
 	}
 	if out, ran := runMkdir("denied-before"); ran {

@@ -146,6 +146,16 @@ func newHarness(t *testing.T, agent string) *harness {
 	return h
 }
 
+// decide runs `approvalbot approve|deny ID` as the person would.
+func (h *harness) decide(t *testing.T, verb, id string) {
+	t.Helper()
+	cmd := exec.Command(h.bin, verb, id)
+	cmd.Env = append(os.Environ(), "APPROVALBOT_URL="+h.url, "APPROVALBOT_DATA_DIR="+filepath.Join(filepath.Dir(h.home), "data"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("approvalbot %s: %v\n%s", verb, err, out)
+	}
+}
+
 // install runs `approvalbot install AGENT` as the person would.
 func (h *harness) install(extra ...string) string {
 	h.t.Helper()
@@ -329,11 +339,7 @@ func runAgentSuite(t *testing.T, c agentCase) {
 		if exists(marker) {
 			t.Fatal("asked command ran before approval")
 		}
-		approve := exec.Command(h.bin, "approve", a.ID)
-		approve.Env = append(os.Environ(), "APPROVALBOT_URL="+h.url, "APPROVALBOT_DATA_DIR="+filepath.Join(filepath.Dir(h.home), "data"))
-		if out, err := approve.CombinedOutput(); err != nil {
-			t.Fatalf("approvalbot approve: %v\n%s", err, out)
-		}
+		h.decide(t, "approve", a.ID)
 		out := r.wait(t)
 		if !exists(marker) {
 			t.Fatalf("approved command did not run; the agent said:\n%s", out)
@@ -369,12 +375,6 @@ func runAgentSuite(t *testing.T, c agentCase) {
 		}
 	})
 
-	// An agent whose shell keeps its directory between calls must say
-	// where the next call runs: `cd .claude/agents` then `touch x.md`
-	// writes a subagent (which may declare hooks), which only a person
-	// may allow. Either the second call runs where it started (and the
-	// file lands in the work dir), or the gate judges it where it runs
-	// and asks.
 	// A shell tool that takes its own directory (Codex's workdir, Gemini's
 	// dir_path) runs there: the gate must judge it there, or ask.
 	t.Run("a call given its own directory is judged there", func(t *testing.T) {
@@ -387,11 +387,7 @@ func runAgentSuite(t *testing.T, c agentCase) {
 		r := h.start(context.Background(), argv("Please do this: APPROVALBOT_E2E_WORKDIR[[.claude/agents]] APPROVALBOT_E2E_RUN[[touch own-dir.md]]"), env...)
 		if a := h.pendingOrDone(r); a != nil {
 			t.Logf("the gate asked: %s", a.Evaluation.Reason)
-			deny := exec.Command(h.bin, "deny", a.ID)
-			deny.Env = append(os.Environ(), "APPROVALBOT_URL="+h.url, "APPROVALBOT_DATA_DIR="+filepath.Join(filepath.Dir(h.home), "data"))
-			if out, err := deny.CombinedOutput(); err != nil {
-				t.Fatalf("approvalbot deny: %v\n%s", err, out)
-			}
+			h.decide(t, "deny", a.ID)
 			r.wait(t)
 		}
 		if exists(filepath.Join(agents, "own-dir.md")) {
@@ -399,6 +395,12 @@ func runAgentSuite(t *testing.T, c agentCase) {
 		}
 	})
 
+	// An agent whose shell keeps its directory between calls must say
+	// where the next call runs: `cd .claude/agents` then `touch x.md`
+	// writes a subagent (which may declare hooks), which only a person
+	// may allow. Either the second call runs where it started (and the
+	// file lands in the work dir), or the gate judges it where it runs
+	// and asks.
 	t.Run("a directory kept between calls is judged", func(t *testing.T) {
 		h := newHarness(t, c.name)
 		argv, env := c.setup(h)
@@ -412,11 +414,7 @@ func runAgentSuite(t *testing.T, c agentCase) {
 			if !strings.Contains(a.Evaluation.Reason, filepath.Join(agents, "kept-dir.md")) {
 				t.Errorf("asked about %q, want the write into %s", a.Evaluation.Reason, agents)
 			}
-			deny := exec.Command(h.bin, "deny", a.ID)
-			deny.Env = append(os.Environ(), "APPROVALBOT_URL="+h.url, "APPROVALBOT_DATA_DIR="+filepath.Join(filepath.Dir(h.home), "data"))
-			if out, err := deny.CombinedOutput(); err != nil {
-				t.Fatalf("approvalbot deny: %v\n%s", err, out)
-			}
+			h.decide(t, "deny", a.ID)
 			r.wait(t)
 		}
 		if exists(filepath.Join(agents, "kept-dir.md")) {
