@@ -1312,3 +1312,25 @@ func TestGitReadOnlyCornersRound16(t *testing.T) {
 		{"git status", gate.Allow},
 	})
 }
+
+// TestRound17ShellForms replays the findings of red-team round 17 under
+// the default rules, approve_all on: each asks (or is denied) and the
+// everyday forms beside them stay allowed.
+func TestRound17ShellForms(t *testing.T) {
+	home, cwd := everydayTree(t)
+	p := everydayPolicy(t, home)
+	expectLines(t, p, cwd, gate.ModeApproveAll, false, []lineCase{
+		// zsh replaces a word starting with "=" by a program's path
+		// (`echo x >=ls` overwrote /usr/bin/ls), also after ":=" in an
+		// assignment value.
+		{"echo hacked > =git", gate.Ask},
+		{`echo hacked >="git"`, gate.Ask},
+		{"echo x > {=git,y}", gate.Ask},
+		{"x==git; echo hi > $x", gate.Ask},
+		{"y=a:=git; echo hi > ${y#a:}", gate.Ask},
+		{"cat =git", gate.Ask},
+		{"echo =git", gate.Allow},
+		{"test x == y", gate.Allow},
+		{"git log --format==%H -n1", gate.Allow},
+	})
+}

@@ -173,6 +173,9 @@ func (r *resolver) single(w *syntax.Word, ctx wordCtx) field {
 	}
 	f.s = string(b)
 	f.dyn = strings.Contains(f.s, Dyn)
+	if (ctx == ctxArgv || ctx == ctxNoSplit) && zshEquals(w) {
+		f = dynField()
+	}
 	if len(w.Parts) == 1 {
 		_, f.procsub = w.Parts[0].(*syntax.ProcSubst)
 	}
@@ -183,6 +186,18 @@ func (r *resolver) single(w *syntax.Word, ctx wordCtx) field {
 	}
 	r.buf = b
 	return f
+}
+
+// zshEquals reports a word zsh replaces by a program's path: one that
+// starts with an unquoted "=" (`echo x >=ls` overwrote /usr/bin/ls under
+// zsh, an agent's shell on macOS). A word of "=" alone is left alone; "=="
+// and the like fail in zsh before anything runs.
+func zshEquals(w *syntax.Word) bool {
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok || !strings.HasPrefix(l.Value, "=") {
+		return false
+	}
+	return strings.Trim(l.Value, "=") != "" || len(w.Parts) > 1
 }
 
 // loneParam reports a word that is one parameter expansion, quoted or not.
@@ -634,9 +649,10 @@ func (r *resolver) noSplitLit(b []byte, v string, first bool, ctx wordCtx) []byt
 	}
 	for ; i < len(v); i++ {
 		c := v[i]
-		if c == ':' && ctx == ctxNoSplit && i+1 < len(v) && v[i+1] == '~' {
-			// bash expands a tilde after ":" in an assignment value: its
-			// text is not followed here.
+		if c == ':' && ctx == ctxNoSplit && i+1 < len(v) && (v[i+1] == '~' || v[i+1] == '=') {
+			// bash expands a tilde after ":" in an assignment value, zsh
+			// also a program's path after ":=": its text is not followed
+			// here.
 			b = append(b, ':')
 			b = appendDyn(b)
 			i++
