@@ -16,7 +16,7 @@ import (
 // secret be staged, a wrong "not ignored" only asks. The user's global
 // excludes file is not read, for the same reason.
 func gitAddable(dir string, files []string) []string {
-	return notIgnored(dir, files)
+	return notIgnored(dir, files, false)
 }
 
 // rgVisible keeps the files ripgrep searches below dir: those its ignore
@@ -37,17 +37,32 @@ func rgVisible(dir string, files []string) []string {
 			break
 		}
 	}
-	return notIgnored(dir, files)
+	return notIgnored(dir, files, true)
 }
 
 // notIgnored keeps the files below dir that git's ignore rules do not
 // leave out (tracked ones always); every file when they cannot be read
-// exactly.
-func notIgnored(dir string, files []string) []string {
+// exactly. Files in a repository nested below the work tree are kept: git
+// does not stage them, and ripgrep reads no ignore file above it. With
+// fromDir, as ripgrep does, dir and the directories above it are not
+// matched, only what is below (rg TODO private/ searches an ignored
+// directory); git adds nothing from an ignored one.
+func notIgnored(dir string, files []string, fromDir bool) []string {
 	root, ok := workTreeRoot(dir)
 	if !ok {
 		return files
 	}
+	skip := 0
+	if fromDir {
+		rel, err := filepath.Rel(root, filepath.Clean(dir))
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return files
+		}
+		if rel != "." {
+			skip = strings.Count(filepath.ToSlash(rel), "/") + 1
+		}
+	}
+	nested := map[string]bool{}
 	ig := &ignorer{root: root, dirs: map[string][]ignorePattern{}}
 	if !ig.load(filepath.Join(root, ".git", "info", "exclude"), "") {
 		return files
@@ -64,7 +79,11 @@ func notIgnored(dir string, files []string) []string {
 			out = append(out, f)
 			continue
 		}
-		ignored, sure := ig.ignored(filepath.ToSlash(rel))
+		if inNestedRepo(root, filepath.Dir(f), nested) {
+			out = append(out, f)
+			continue
+		}
+		ignored, sure := ig.ignored(filepath.ToSlash(rel), skip)
 		if !sure {
 			return files
 		}
@@ -122,8 +141,9 @@ func (ig *ignorer) load(file, base string) bool {
 }
 
 // ignored reports whether the file at rel (slash-separated, relative to the
-// work tree) is ignored, and whether that is sure.
-func (ig *ignorer) ignored(rel string) (ignored, sure bool) {
+// work tree) is ignored, and whether that is sure. Its first skip
+// directories are not matched themselves (ripgrep's search root and above).
+func (ig *ignorer) ignored(rel string, skip int) (ignored, sure bool) {
 	parts := strings.Split(rel, "/")
 	// Each directory from the root down to the file's own may hold a
 	// .gitignore; .git/info/exclude is read as the root's.
@@ -141,7 +161,7 @@ func (ig *ignorer) ignored(rel string) (ignored, sure bool) {
 			rest := parts[i:]
 			for j := 1; j <= len(rest); j++ {
 				isDir := j < len(rest)
-				if p.dirOnly && !isDir {
+				if p.dirOnly && !isDir || isDir && i+j <= skip {
 					continue
 				}
 				name := rest[j-1]

@@ -419,7 +419,8 @@ func (s *evalState) gitPathWrite(argv []string, dir string) string {
 			after = a == sub
 			continue
 		}
-		for _, c := range argPaths(a) {
+		pieces, _ := argPaths(a)
+		for _, c := range pieces {
 			ps, ok := resolvePath(c, dir, s.p.home)
 			if !ok || c == "" {
 				continue

@@ -737,7 +737,8 @@ func (s *evalState) judgeArgsAsReads(cmd *shell.Command) {
 		}
 	}
 	for _, w := range cmd.Argv[1:] {
-		for _, c := range argPaths(w) {
+		pieces, whole := argPaths(w)
+		for i, c := range pieces {
 			if c == "" || strings.Contains(c, shell.Dyn) {
 				continue
 			}
@@ -748,6 +749,12 @@ func (s *evalState) judgeArgsAsReads(cmd *shell.Command) {
 			real := s.realPath(ps.abs, ps.raw, cwd)
 			if what, ref, ok := s.readDeniedAt(&ps, real, cwd); ok {
 				denied(what, ref)
+				return
+			}
+			if why := s.outsideWrite(&ps, c, i < whole, cmd.Cwd); why != "" {
+				pt := part{v: Verdict{Kind: "write", Subject: ps.abs}}
+				s.uncertain(&pt, "not understood: "+prog+" is given "+ps.abs+", outside the project, which it may write ("+why+")")
+				s.parts = append(s.parts, pt)
 				return
 			}
 			// It may write it too (curl -o, go build -o, gzip), or a
@@ -768,12 +775,28 @@ func (s *evalState) judgeArgsAsReads(cmd *shell.Command) {
 	}
 }
 
+// outsideWrite says why a program with no table, given the path ps (the
+// argument piece c), may not write it: it is outside the project and the
+// Write rules do not allow it there (`xxd README.md /tmp/x` writes /tmp/x).
+// Only whole words, values after "=" or "@" and glued option values count:
+// the pieces around a ":" are as often a URL or an image name as a path.
+func (s *evalState) outsideWrite(ps *pathSubject, c string, whole bool, cwd string) string {
+	if cwd == "" || ps.inside || !whole || strings.Contains(c, "://") || ps.abs == "/dev/null" {
+		return ""
+	}
+	subj := subject{path: ps}
+	if ref := s.judge(WriteTool, &subj); ref.Action != Allow {
+		return "a write there is " + ruleReason(ref)
+	}
+	return ""
+}
+
 // argPaths returns the paths an argument may name: itself unless it is an
 // option, the value after "=" (--env-file=F, if=F), a value glued to a
 // short option (-w@F, -sw@F: every tail of the bundle), after a leading "@"
-// (curl -d @F) and either side of a ":" (docker -v F:/app/F).
-func argPaths(w string) []string {
-	var out []string
+// (curl -d @F), and last, from index whole on, either side of a ":"
+// (docker -v F:/app/F).
+func argPaths(w string) (out []string, whole int) {
 	if !strings.HasPrefix(w, "-") {
 		out = append(out, w)
 	}
@@ -785,15 +808,18 @@ func argPaths(w string) []string {
 			out = append(out, w[k:])
 		}
 	}
-	for _, c := range append([]string(nil), out...) {
+	for _, c := range out {
 		if rest, ok := strings.CutPrefix(c, "@"); ok {
 			out = append(out, rest)
 		}
+	}
+	whole = len(out)
+	for _, c := range out[:whole] {
 		if a, b, ok := strings.Cut(c, ":"); ok {
 			out = append(out, a, b)
 		}
 	}
-	return out
+	return out, whole
 }
 
 // readDenied judges a path by the Read rules, and the file a symlink along

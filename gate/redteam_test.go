@@ -1332,5 +1332,70 @@ func TestRound17ShellForms(t *testing.T) {
 		{"echo =git", gate.Allow},
 		{"test x == y", gate.Allow},
 		{"git log --format==%H -n1", gate.Allow},
+		// select sets its name to "" on a reply that is not a number:
+		// cd $d went home.
+		{"select d in docs; do (cd $d && echo 'touch /tmp/pwned' >> .bashrc); break; done <<< x", gate.Ask},
+		{"select d in docs; do echo $d; break; done", gate.Allow},
 	})
+}
+
+// TestProgramsWithoutTablesUnderPrefixRules: a rule a person writes for a
+// program the analysis has no table for (xxd *, zcat *, kubectl get *)
+// allows what it reads and writes only where the Read and Write rules
+// would (round 17).
+func TestProgramsWithoutTablesUnderPrefixRules(t *testing.T) {
+	home, cwd := everydayTree(t)
+	if err := os.WriteFile(filepath.Join(cwd, ".env"), []byte("S=1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := projectPolicy(t, "xxd *", "zcat *", "kubectl get *", "docker ps *")
+	out := filepath.Join(filepath.Dir(home), "outside.txt")
+	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
+		// xxd writes its second operand.
+		{"xxd README.md " + out, gate.Ask},
+		{"xxd -r -p - " + home + "/.kube/config <<< 41", gate.Ask},
+		{"xxd README.md /dev/null", gate.Allow},
+		{"xxd README.md dump.txt", gate.Allow},
+		// gzip and its kin try a missing name with each suffix (-S first).
+		{"zcat -f -S v .en", gate.Deny},
+		{"zcat -f -Sv .en", gate.Deny},
+		{"zcat -f notes", gate.Allow},
+		// A kubeconfig's exec plugin, a docker config's helpers run programs.
+		{"kubectl get pods --kubeconfig kc.yaml", gate.Ask},
+		{"docker --config ./d ps -a", gate.Ask},
+		{"kubectl get pods -n web", gate.Allow},
+	})
+}
+
+// TestGrepToolIgnoresAsRipgrep: ripgrep searches a directory it is given
+// even where .gitignore ignores it, and reads no .gitignore above a nested
+// repository (round 17).
+func TestGrepToolIgnoresAsRipgrep(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "proj")
+	gate.GitRun(t, filepath.Dir(dir), "init", "-q", dir)
+	gate.GitRun(t, dir, "init", "-q", "nested")
+	for f, c := range map[string]string{".gitignore": "private/\n.env\n", "private/notes.txt": "x", "private/k.pem": "S",
+		"nested/.env": "S", "nested/a.txt": "x", "pub/a.txt": "x", ".env": "S"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := compile(t, specOf(r("Read", "*", gate.Allow), r("Read", "*.env", gate.Deny), r("Read", "*.pem", gate.Deny),
+		r("{Grep,grep}", "*", gate.Allow), r("{Grep,grep}", "*.env", gate.Deny), r("{Grep,grep}", "*.pem", gate.Deny)))
+	for _, tt := range []struct {
+		tool, input, cwd string
+		want             gate.Action
+	}{
+		{"Grep", `{"pattern":"S","path":"private"}`, dir, gate.Ask},
+		{"Grep", `{"pattern":"S"}`, filepath.Join(dir, "private"), gate.Ask},
+		{"grep", `{"pattern":"S","path":"private/notes.txt"}`, dir, gate.Ask},
+		{"Grep", `{"pattern":"S","path":"nested"}`, dir, gate.Ask},
+		{"Grep", `{"pattern":"S","path":"pub"}`, dir, gate.Allow},
+	} {
+		ev := p.Evaluate(gate.Call{Tool: tt.tool, Input: json.RawMessage(tt.input), Cwd: tt.cwd}, gate.Env{})
+		if ev.Decision != tt.want {
+			t.Errorf("%s %s in %s: %s (%s), want %s", tt.tool, tt.input, tt.cwd, ev.Decision, ev.Reason, tt.want)
+		}
+	}
 }

@@ -577,13 +577,21 @@ func (a *analyzer) forClause(c *syntax.ForClause) {
 			a.notUnderstood("for loop variable " + why)
 		}
 		v := dynField()
-		if len(items) == 1 && !items[0].glob {
+		switch {
+		case c.Select:
+			// select sets the name to "" on a reply that is not a number
+			// (`select d in sub; do cd $d` went home), and REPLY to the
+			// reply.
+		case len(items) == 1 && !items[0].glob:
 			v = items[0]
-		} else if allSameGlob(items) {
+		case allSameGlob(items):
 			v = items[0]
 			v.quoted = true
 		}
 		a.loop(func() {
+			if c.Select {
+				a.st.set("REPLY", value{f: dynField()})
+			}
 			a.st.set(name, value{f: v})
 			a.stmts(c.Do)
 		})

@@ -255,6 +255,9 @@ func TestHazards(t *testing.T) {
 		{"cargo", "cargo test --target-dir /tmp/t"},
 		{"cargo", "cargo build -Zunstable-options"},
 		{"", "find . -fprint /tmp/x"}, // a write, judged by the Write rules
+		{"kubeconfig", "kubectl get pods --kubeconfig kc.yaml"},
+		{"kubeconfig", "kubectl --kubeconfig=kc.yaml get pods"},
+		{"docker loads another configuration", "docker --config ./d ps"},
 		{"git -c", "git -c core.fsmonitor=id status"},
 		{"--exec-path", "git --exec-path=/tmp status"},
 		{"--output", "git log --output=/tmp/x"},
@@ -375,6 +378,8 @@ func TestHazardTable(t *testing.T) {
 		"npm config runs code":                   "npm test --node-o=x",
 		"ssh option runs a program":              "ssh -oProxyCommand=x h",
 		"go env -w writes go's settings":         "go env -w CC=x",
+		"kubectl loads another kubeconfig":       "kubectl get pods --kubeconfig=kc.yaml",
+		"docker loads another configuration":     "docker --config d ps",
 		"pytest writes, removes or reads settings elsewhere":         "pytest --base=/home/u tests",
 		"cargo --config, -Z or another manifest or target directory": "cargo test --config build.rustc-wrapper=x",
 	}

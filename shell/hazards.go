@@ -90,6 +90,15 @@ var hazards = []hazard{
 		}
 		return false
 	}},
+	{"kubectl loads another kubeconfig", []string{"kubectl", "helm", "oc", "kubectx", "kubens", "k9s"}, func(a []field) bool {
+		// A kubeconfig's exec credential plugin runs a program before
+		// the first request (kubectl get pods --kubeconfig kc.yaml).
+		return hasPrefixArg(a, "--kubeconfig", "--kube-config")
+	}},
+	{"docker loads another configuration", []string{"docker"}, func(a []field) bool {
+		// A config directory brings credential helpers and CLI plugins.
+		return hasPrefixArg(a, "--config")
+	}},
 	{"opaque exec wrapper", nil, nil}, // checked by name in hazardOf
 	{"interpreter code flag", nil, nil},
 	{"unquoted glob for an exec-capable tool", []string{"rg", "find", "tar", "rsync", "git", "xargs", "sed", "zip", "7z", "curl", "wget", "env"},

@@ -735,6 +735,16 @@ func (a *analyzer) compressor(name string, args []field) bool {
 	}
 	for _, f := range files {
 		a.addRead(f, name, recursive) // -r: every file below a directory
+		if !f.dyn && !f.glob {
+			// Decompressing a name that is not there, gzip and its kin try
+			// it with each suffix they know (-S first): zcat -f -S v .en
+			// printed .env.
+			for _, suf := range append(suffixes, "-gz", ".z", "-z", "_z") {
+				if suf != "" {
+					a.addRead(field{s: f.s + suf}, name, false)
+				}
+			}
+		}
 		if stdout {
 			continue
 		}
