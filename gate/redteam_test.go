@@ -1318,6 +1318,8 @@ func TestGitReadOnlyCornersRound16(t *testing.T) {
 // everyday forms beside them stay allowed.
 func TestRound17ShellForms(t *testing.T) {
 	home, cwd := everydayTree(t)
+	writeTree(t, home, map[string]string{".ssh/id_rsa": "K", "proj/deploy/prod/.env": "S=1", "proj/deploy/prod/tls.key": "K",
+		"proj/deploy/a.txt": "x"})
 	p := everydayPolicy(t, home)
 	expectLines(t, p, cwd, gate.ModeApproveAll, false, []lineCase{
 		// zsh replaces a word starting with "=" by a program's path
@@ -1336,7 +1338,31 @@ func TestRound17ShellForms(t *testing.T) {
 		// cd $d went home.
 		{"select d in docs; do (cd $d && echo 'touch /tmp/pwned' >> .bashrc); break; done <<< x", gate.Ask},
 		{"select d in docs; do echo $d; break; done", gate.Allow},
+		// find's {} is any name at any depth below the starting point
+		// (options before it too) that matches its -name.
+		{"find deploy -type f -exec cat {} +", gate.Ask},
+		{"find ~ -name 'id_*' -exec cat {} +", gate.Deny},
+		{"find -P ~/.ssh -exec cat {} +", gate.Ask},
+		{"find deploy -name '*.key' -exec cat {} +", gate.Ask},
+		{"find . -name '*.txt' -exec grep -rl TODO {} +", gate.Ask},
+		{"find . -name '*.txt' -exec grep -l TODO {} +", gate.Allow},
+		{"find deploy -name '*.txt' -exec cat {} \\;", gate.Allow},
 	})
+}
+
+// writeTree writes files (path relative to root → content), making their
+// directories.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for f, c := range files {
+		p := filepath.Join(root, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // TestProgramsWithoutTablesUnderPrefixRules: a rule a person writes for a

@@ -848,7 +848,17 @@ func (a *analyzer) addRead(t field, by string, recursive bool) {
 		p, ok := a.abs(t.s)
 		r.Path, r.Dynamic = p, !ok
 	}
-	if r.Pattern && strings.Contains(t.pat, "**") && !t.rec { // (find's {} crosses directories already)
+	switch {
+	case t.rec:
+		// find's {}: any name at any depth below the starting point (dot
+		// names too) that matches its -name.
+		start, name, _ := strings.Cut(t.pat, "/*")
+		p, ok := a.abs(start)
+		r.Path, r.Pattern, r.Recursive, r.Dynamic = p, false, true, r.Dynamic || !ok
+		if name != "" && name != "*" {
+			r.Include = []string{name}
+		}
+	case r.Pattern && strings.Contains(t.pat, "**"):
 		a.globstarReads(&r, t, by)
 	}
 	a.an.Reads = append(a.an.Reads, r)

@@ -130,6 +130,13 @@ func findNames(args []field, at int) field {
 // and with several, `{}` may be a name under any of them.
 func findStart(args []field) string {
 	var starts []string
+	// Options before the starting points (find -P ~/.ssh -exec ...).
+	for len(args) > 0 && (args[0].s == "-H" || args[0].s == "-L" || args[0].s == "-P" || strings.HasPrefix(args[0].s, "-O")) {
+		args = args[1:]
+	}
+	if len(args) > 1 && args[0].s == "-D" {
+		args = args[2:]
+	}
 	for _, f := range args {
 		if strings.HasPrefix(f.s, "-") || f.s == "(" || f.s == "!" || f.s == ")" || f.s == "," {
 			break

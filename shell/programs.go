@@ -488,8 +488,10 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 		for _, f := range operands {
 			a.addRead(f, name, recursive)
 		}
-		for i := mark; i < len(a.an.Reads); i++ {
+		for i := mark; recursive && i < len(a.an.Reads); i++ {
 			if a.an.Reads[i].Recursive {
+				// (A directory find names for {} is read whole: its own
+				// -name filter goes too.)
 				a.an.Reads[i].Include = include
 				a.an.Reads[i].FollowLinks = follow
 			}
