@@ -252,9 +252,16 @@ func listMatches(pattern string, recursive, follow, skipHidden, skipGit bool) (f
 		depth = strings.Count(pattern, "/") - strings.Count(strings.TrimSuffix(prefix, "/"), "/")
 	}
 	toks := shellGlobToks(pattern, recursive)
+	var below []globTok
 	if recursive {
-		// The directory itself is not a file; everything below it is.
-		toks = shellGlobToks(strings.TrimSuffix(pattern, "/")+"/", true)
+		// A name the pattern matches is read, and everything below it
+		// when it is a directory (grep -r KEY *.key reads the key).
+		toks = shellGlobToks(strings.TrimSuffix(pattern, "/"), false)
+		below = shellGlobToks(strings.TrimSuffix(pattern, "/")+"/", true)
+	}
+	matches := func(p string) bool {
+		l := literalToks(p)
+		return intersects(toks, l) || below != nil && intersects(below, l)
 	}
 	// Nothing there is not "nothing read": the agent may run on another
 	// machine (through a tunnel that looks local), so only what exists here
@@ -270,7 +277,7 @@ func listMatches(pattern string, recursive, follow, skipHidden, skipGit bool) (f
 		return listMatches(real+rest, recursive, follow, skipHidden, skipGit)
 	}
 	if !info.IsDir() {
-		if intersects(toks, literalToks(prefix)) || recursive && prefix == filepath.Clean(pattern) {
+		if matches(prefix) || recursive && prefix == filepath.Clean(pattern) {
 			return []string{prefix}, true, ""
 		}
 		return nil, true, ""
@@ -311,14 +318,14 @@ func listMatches(pattern string, recursive, follow, skipHidden, skipGit bool) (f
 		if d.IsDir() {
 			if depth >= 0 && p != prefix && strings.Count(p, "/")-base >= depth {
 				// A directory the pattern itself names is an operand too.
-				if intersects(toks, literalToks(p)) {
+				if matches(p) {
 					out = append(out, p)
 				}
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if intersects(toks, literalToks(p)) {
+		if matches(p) {
 			out = append(out, p)
 		}
 		return nil

@@ -1347,6 +1347,23 @@ func TestRound17ShellForms(t *testing.T) {
 		{"find . -name '*.txt' -exec grep -rl TODO {} +", gate.Ask},
 		{"find . -name '*.txt' -exec grep -l TODO {} +", gate.Allow},
 		{"find deploy -name '*.txt' -exec cat {} \\;", gate.Allow},
+		// A recursive reader given a pattern reads the files it matches.
+		{"grep -r SECRET .en?", gate.Ask},
+		{"grep -r KEY deploy/prod/*.key", gate.Ask},
+		{"diff main.go deploy/prod/tls.ke?", gate.Ask},
+		{"grep -r TODO *.go", gate.Allow},
+		// sort -T leaves its temporary files where it is told when killed.
+		{"timeout -s KILL 1 sort -S 64K -T .git/hooks main.go", gate.Ask},
+		// date -Id is --iso-8601=d: -f is date's own option then.
+		{"date -Id -f .env", gate.Deny},
+		{"date -Id", gate.Allow},
+		// An option's value that bash may split into more words.
+		{"read x; head -n $x main.go", gate.Ask},
+		{"read x; nice -n $x ls", gate.Ask},
+		{"read x; jq --arg v $x . package.json", gate.Ask},
+		{"sort -k ~/.ss?/* main.go", gate.Ask},
+		{`read x; head -n "$x" main.go`, gate.Allow},
+		{"head -n $((2+3)) main.go", gate.Allow},
 	})
 }
 
@@ -1374,7 +1391,7 @@ func TestProgramsWithoutTablesUnderPrefixRules(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cwd, ".env"), []byte("S=1"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := projectPolicy(t, "xxd *", "zcat *", "kubectl get *", "docker ps *")
+	p := projectPolicy(t, "xxd *", "zcat *", "kubectl get *", "docker ps *", "cp *", "mv *", "csplit *", "tar -tf *", "tar -tvf *")
 	out := filepath.Join(filepath.Dir(home), "outside.txt")
 	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
 		// xxd writes its second operand.
@@ -1390,6 +1407,15 @@ func TestProgramsWithoutTablesUnderPrefixRules(t *testing.T) {
 		{"kubectl get pods --kubeconfig kc.yaml", gate.Ask},
 		{"docker --config ./d ps -a", gate.Ask},
 		{"kubectl get pods -n web", gate.Allow},
+		// Backups take the suffix given; csplit makes names from two words;
+		// tar writes an index or volume file, or reaches HOST:FILE.
+		{"cp -b -S .json README.md .claude/settings.local", gate.Deny},
+		{"mv --suffix=.json README.md .claude/settings.local", gate.Deny},
+		{"cp -b README.md notes.md", gate.Allow},
+		{"csplit -s -f .gi -b 't/config%.0d' README.md /END/", gate.Ask},
+		{"tar -tvf a.tar --index-file=" + out, gate.Ask},
+		{"tar -tf host:a.tar", gate.Ask},
+		{"tar -tf a.tar", gate.Allow},
 	})
 }
 

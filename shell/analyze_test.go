@@ -256,6 +256,11 @@ func TestHazards(t *testing.T) {
 		{"cargo", "cargo build -Zunstable-options"},
 		{"", "find . -fprint /tmp/x"}, // a write, judged by the Write rules
 		{"kubeconfig", "kubectl get pods --kubeconfig kc.yaml"},
+		{"sort -o", "sort -S 64K -T .git/hooks big.txt"},
+		{"sort -o", "sort --temp=/tmp big.txt"},
+		{"tar runs a program", "tar -tvf a.tar --index-file=/tmp/idx"},
+		{"tar runs a program", "tar -tf host:a.tar"},
+		{"tar runs a program", "tar tf host:a.tar"},
 		{"kubeconfig", "kubectl --kubeconfig=kc.yaml get pods"},
 		{"docker loads another configuration", "docker --config ./d ps"},
 		{"git -c", "git -c core.fsmonitor=id status"},
@@ -379,7 +384,8 @@ func TestHazardTable(t *testing.T) {
 		"ssh option runs a program":              "ssh -oProxyCommand=x h",
 		"go env -w writes go's settings":         "go env -w CC=x",
 		"kubectl loads another kubeconfig":       "kubectl get pods --kubeconfig=kc.yaml",
-		"docker loads another configuration":     "docker --config d ps",
+		"split writes files named from a prefix and a suffix":        "csplit -f .gi -b 't/config%.0d' f /END/",
+		"docker loads another configuration":                         "docker --config d ps",
 		"pytest writes, removes or reads settings elsewhere":         "pytest --base=/home/u tests",
 		"cargo --config, -Z or another manifest or target directory": "cargo test --config build.rustc-wrapper=x",
 	}

@@ -31,7 +31,13 @@ var hazards = []hazard{
 	{"git alias", []string{"git"}, func(a []field) bool { return gitSub(a) == "alias" }},
 	{"git runs a command", []string{"git"}, gitRunsCommand},
 	{"sort -o", []string{"sort"}, func(a []field) bool {
-		return shortFlag(a, 'o', "") || hasPrefixArg(a, "--output", "--compress-program")
+		// -T DIR leaves temporary files of its input there when killed.
+		return shortFlag(a, 'o', "") || shortFlag(a, 'T', "") || hasPrefixArg(a, "--output", "--compress-program") ||
+			longPrefixArg(a, "temporary-directory", "compress-program", "output")
+	}},
+	{"split writes files named from a prefix and a suffix", []string{"split", "csplit", "gsplit", "gcsplit"}, func([]field) bool {
+		// csplit -f .gi -b 't/config%.0d' wrote .git/config.
+		return true
 	}},
 	{"rg runs a preprocessor", []string{"rg"}, func(a []field) bool {
 		return shortFlag(a, 'z', "efgmrtTAB") || hasPrefixArg(a, "--search-zip", "--pre", "--hostname-bin")
@@ -40,7 +46,7 @@ var hazards = []hazard{
 	{"base64 -o", []string{"base64"}, func(a []field) bool { return hasPrefixArg(a, "-o", "--output") }},
 	{"tar runs a program", []string{"tar", "gtar", "bsdtar"}, func(a []field) bool {
 		return longPrefixArg(a, "to-command", "use-compress-program", "checkpoint-action", "info-script",
-			"new-volume-script", "rsh-command", "rmt-command", "transform", "xform") || hasPrefixArg(a, "--to-command", "--use-compress-program", "--checkpoint-action", "--info-script",
+			"new-volume-script", "rsh-command", "rmt-command", "transform", "xform", "index-file", "volno-file") || tarRemote(a) || hasPrefixArg(a, "--to-command", "--use-compress-program", "--checkpoint-action", "--info-script",
 			"--new-volume-script", "--rsh-command", "--rmt-command", "-I", "-F") || tarOldStyle(a)
 	}},
 	{"rsync runs a program", []string{"rsync"}, func(a []field) bool {
@@ -228,6 +234,33 @@ func shortFlag(a []field, c byte, argOpts string) bool {
 
 // tarOldStyle reports tar's old-style first argument (`tar xIf ...` or
 // `tar -xI zstd`) carrying I (compress program) or F (volume script).
+// tarRemote reports an archive named HOST:FILE (-f, --file, or the word
+// after an old-style f), which tar reaches through rsh or ssh.
+func tarRemote(a []field) bool {
+	force := hasArg(a, "--force-local")
+	for i, f := range a {
+		v := ""
+		switch {
+		case strings.HasPrefix(f.s, "--file="):
+			v = f.s[len("--file="):]
+		case f.s == "--file" || f.s == "-f" || i == 0 && !strings.HasPrefix(f.s, "-") && strings.HasSuffix(f.s, "f"):
+			if i+1 < len(a) {
+				v = a[i+1].s
+			}
+		case strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && strings.Contains(f.s, "f"):
+			if j := strings.IndexByte(f.s, 'f'); j+1 < len(f.s) {
+				v = f.s[j+1:]
+			} else if i+1 < len(a) {
+				v = a[i+1].s
+			}
+		}
+		if c := strings.IndexByte(v, ':'); c > 0 && !force && !strings.Contains(v[:c], "/") {
+			return true
+		}
+	}
+	return false
+}
+
 func tarOldStyle(a []field) bool {
 	if len(a) == 0 {
 		return false

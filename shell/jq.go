@@ -16,7 +16,7 @@ func (a *analyzer) jq(fs []field) (string, string) {
 		f := args[i]
 		// After --args, words are arguments, not files; options are still
 		// options (jq goes on parsing them).
-		if positional && haveFilter && !strings.HasPrefix(f.s, "-") {
+		if positional && haveFilter && !strings.HasPrefix(f.s, "-") && !f.split && !f.glob {
 			continue
 		}
 		if f.dyn || f.glob {
@@ -30,6 +30,16 @@ func (a *analyzer) jq(fs []field) (string, string) {
 			continue
 		}
 		s := f.s
+		switch {
+		case s == "--arg" || s == "--argjson" || s == "--indent" || s == "--slurpfile" || s == "--rawfile" ||
+			strings.HasPrefix(s, "--") && p.long[strings.TrimPrefix(s, "--")] == '=':
+			// The values after it may not become more words.
+			for j := i + 1; j < len(args) && j <= i+2; j++ {
+				if why := splitValue(args[j], s, "jq"); why != "" {
+					return "not understood: " + why, ""
+				}
+			}
+		}
 		switch {
 		case s == "--args" || s == "--jsonargs":
 			positional = true

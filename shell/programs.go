@@ -252,6 +252,9 @@ func (p *progSpec) parseArgs(prog string, args []field) (opts []parsedOpt, opera
 				}
 				i++
 				o.val, o.has = args[i], true
+				if why := splitValue(args[i], "--"+full, prog); why != "" {
+					return nil, nil, why
+				}
 			}
 			opts = append(opts, o)
 		default:
@@ -291,6 +294,9 @@ func (p *progSpec) parseArgs(prog string, args []field) (opts []parsedOpt, opera
 					} else if i+1 < len(args) {
 						i++
 						o.val = args[i]
+						if why := splitValue(args[i], "-"+string(c), prog); why != "" {
+							return nil, nil, why
+						}
 					} else {
 						return nil, nil, "option -" + string(c) + " of " + prog + " without its value"
 					}
@@ -304,6 +310,19 @@ func (p *progSpec) parseArgs(prog string, args []field) (opts []parsedOpt, opera
 		}
 	}
 	return opts, operands, ""
+}
+
+// splitValue says why the word f cannot be taken as one option's value: an
+// unquoted expansion known only at run time, or a pattern, may become
+// several words, the rest operands (head -n $x F read x="1 ~/.ssh/id_rsa").
+func splitValue(f field, opt, prog string) string {
+	switch {
+	case f.glob:
+		return "an unquoted pattern as the value of " + opt + " of " + prog + " (its names after the first would be operands)"
+	case f.dyn && f.split:
+		return "an unquoted word only known at run time as the value of " + opt + " of " + prog + " (bash may split it into more words)"
+	}
+	return ""
 }
 
 // fitsUint64 reports a run of digits below 2^64: uniq takes a larger +N for
@@ -565,8 +584,18 @@ func inertCommand(name string) bool {
 func (a *analyzer) copyLike(name string, role operandRole, opts []parsedOpt, operands []field, recursive bool) {
 	var target *field
 	noTarget, symbolic, dirs := false, false, false
+	backup := "" // the suffix of the backups of files replaced
 	for _, o := range opts {
 		switch o.name {
+		case "-b", "--backup":
+			if backup == "" {
+				backup = "~"
+			}
+		case "-S", "--suffix":
+			backup = o.val.s
+			if o.val.dyn {
+				backup = Dyn
+			}
 		case "-t", "--target-directory":
 			v := o.val
 			target = &v
@@ -625,6 +654,18 @@ func (a *analyzer) copyLike(name string, role operandRole, opts []parsedOpt, ope
 		if role == opMove {
 			a.writeTarget(name, src)
 		}
+	}
+	if backup != "" {
+		// A file replaced is kept under its name and the suffix (cp -b -S
+		// .json a .claude/settings.local made settings.local.json).
+		mark := len(a.an.Writes)
+		defer func() {
+			for _, w := range a.an.Writes[mark:len(a.an.Writes):len(a.an.Writes)] {
+				w.Path += backup
+				w.Dynamic = w.Dynamic || backup == Dyn
+				a.an.Writes = append(a.an.Writes, w)
+			}
+		}()
 	}
 	a.writeTarget(name, dest)
 	if noTarget || dest.dyn {

@@ -27,6 +27,7 @@ type field struct {
 	numeric  bool   // only ever digits (arithmetic, $#, $?, ...)
 	procsub  bool   // a process substitution: a /dev/fd path to a pipe whose writer is analyzed
 	optRisk  bool   // a pattern whose names, if one started with "-", would be options
+	split    bool   // had an unquoted expansion: bash may split it into several words
 }
 
 func dynField() field { return field{s: Dyn, dyn: true, expanded: true} }
@@ -310,12 +311,16 @@ func (r *resolver) part(b, pat []byte, p syntax.WordPart, first bool, ctx wordCt
 		}
 	case *syntax.ParamExp:
 		b = r.param(b, p, ctx == ctxHeredoc, f)
+		f.split = f.split || ctx == ctxArgv
 	case *syntax.ExtGlob:
 		r.a.notUnderstood("an extended glob " + p.Op.String() + "(...)")
 		f.glob, f.expanded = true, true
 		b = appendDyn(b)
 	default:
 		b = r.subst(b, p, f)
+		if _, arith := p.(*syntax.ArithmExp); !arith {
+			f.split = f.split || ctx == ctxArgv
+		}
 	}
 	return b, r.patLit(pat, string(b[start:]))
 }

@@ -300,6 +300,9 @@ options:
 				return nil, opt, true // sets a variable in the command's environment
 			}
 			if !hasVal && contains(spec.longArg, name) {
+				if i < len(args) && (args[i].glob || args[i].dyn && args[i].split) {
+					return nil, opt, true // it may be several words
+				}
 				i++
 			}
 		default:
@@ -324,6 +327,9 @@ options:
 					v = &field{s: s[j+1:]}
 				} else if i < len(args) {
 					v = &args[i]
+					if v.glob || v.dyn && v.split {
+						return nil, opt, true // it may be several words
+					}
 					i++
 				}
 				if c == 'S' && v != nil && spec.envAssign {
