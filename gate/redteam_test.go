@@ -1364,6 +1364,30 @@ func TestRound17ShellForms(t *testing.T) {
 		{"sort -k ~/.ss?/* main.go", gate.Ask},
 		{`read x; head -n "$x" main.go`, gate.Allow},
 		{"head -n $((2+3)) main.go", gate.Allow},
+		// A word before the command that zsh, env or time consume; zsh's
+		// own builtins that change how the rest is read.
+		{"env - bash -c 'touch .claude/settings.local.json'", gate.Deny},
+		{"time -- cat .env", gate.Ask},
+		{"time -p -- ls", gate.Ask},
+		{"noglob cat .e*", gate.Ask},
+		{"nocorrect cat .env", gate.Ask},
+		{"- cat .env", gate.Ask},
+		{"setopt globdots; cat docs/?env", gate.Ask},
+		{"emulate sh; ls", gate.Ask},
+		{"time ls", gate.Allow},
+		// env -S: its directory (-C), its own options and plain words after.
+		{"env -C ~/.ssh -S 'cat id_rsa'", gate.Deny},
+		{"env -S cat '#' .env", gate.Ask},
+		{"env -S '-i bash -c ls'", gate.Ask},
+		{"env -S 'ls -la' docs", gate.Allow},
+		// zsh evaluates these as arithmetic: a subscript runs $(...).
+		{`printf '%d' 'path[$(touch /tmp/pwned)1]'`, gate.Ask},
+		{`shift 'path[$(touch /tmp/pwned)1]'`, gate.Ask},
+		{`read -t 'path[$(touch /tmp/pwned)1]' x`, gate.Ask},
+		{`test "$n" -gt 0`, gate.Ask},
+		{`printf '%d items\n' 5`, gate.Allow},
+		{`printf '%s\n' "$x"`, gate.Allow},
+		{"test 1 -eq 1 && exit $?", gate.Allow},
 	})
 }
 

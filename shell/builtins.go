@@ -4,6 +4,7 @@ package shell
 
 import (
 	"path"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -134,6 +135,11 @@ func (a *analyzer) builtin(fs []field, source, envHazard, wrapper string) bool {
 	args := fs[1:]
 	why := ""
 	cwd := a.st.cwd // where the builtin runs, before it moves it
+	if w := a.zshMath(name, args); w != "" {
+		i := a.record(fs, source, wrapper, "not understood: "+w, envHazard)
+		a.an.Commands[i].Cwd = cwd
+		return true
+	}
 	switch name {
 	case "cd":
 		a.cd(args)
@@ -414,6 +420,98 @@ func (a *analyzer) printfV(args []field) string {
 		}
 	}
 	return ""
+}
+
+// zshMath says why a builtin's arguments are not understood when zsh (an
+// agent's shell on macOS) evaluates them as arithmetic, where a subscript
+// runs $(...) (printf %d 'path[$(touch x)1]'; also shift, exit, return,
+// read -t and test's -eq): each must be a known integer.
+func (a *analyzer) zshMath(name string, args []field) string {
+	var math []field
+	switch name {
+	case "shift", "exit", "return", "bye":
+		math = args
+	case "read":
+		for i := 0; i < len(args); i++ {
+			s := args[i].s
+			if !strings.HasPrefix(s, "-") || s == "--" {
+				break
+			}
+			if j := strings.IndexAny(s, "tnNuk"); j > 0 && strings.IndexAny(s[1:j], "adpi") < 0 {
+				if j+1 < len(s) {
+					math = append(math, field{s: s[j+1:]})
+				} else if i+1 < len(args) {
+					i++
+					math = append(math, args[i])
+				}
+			}
+		}
+	case "test", "[":
+		for i, f := range args {
+			switch f.s {
+			case "-eq", "-ne", "-lt", "-le", "-gt", "-ge":
+				if i > 0 {
+					math = append(math, args[i-1])
+				}
+				if i+1 < len(args) {
+					math = append(math, args[i+1])
+				}
+			}
+		}
+	case "printf":
+		i := 0
+		for i < len(args) && strings.HasPrefix(args[i].s, "-") && args[i].s != "-" {
+			if args[i].s == "--" {
+				i++
+				break
+			}
+			if args[i].s == "-v" {
+				i++
+			}
+			i++
+		}
+		if i < len(args) && (args[i].dyn || numericFormat(args[i].s)) {
+			math = args[i+1:]
+		}
+	}
+	for _, f := range math {
+		if strings.HasPrefix(f.s, "-") && !f.dyn && a.arithText(f.s[1:]) {
+			continue
+		}
+		if !f.numeric && (f.dyn || f.glob || !a.arithText(f.s) && !isFloat(f.s)) {
+			return name + " given " + displayField(f) + ", which zsh evaluates as arithmetic (a subscript in it runs commands)"
+		}
+	}
+	return ""
+}
+
+// isFloat reports a decimal number with a fraction or an exponent (3.14,
+// 1e3), which zsh's arithmetic reads as it is.
+func isFloat(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil && strings.Trim(s, "0123456789.eE+-") == ""
+}
+
+// numericFormat reports a printf format with a conversion that takes a
+// number (or a * width).
+func numericFormat(f string) bool {
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			continue
+		}
+		j := i + 1
+		for j < len(f) && strings.IndexByte("-+ #0123456789.*'", f[j]) >= 0 {
+			if f[j] == '*' {
+				return true
+			}
+			j++
+		}
+		if j < len(f) && strings.IndexByte("diouxXeEfFgGaAc", f[j]) >= 0 {
+			return true
+		}
+		i = j
+	}
+	return false
 }
 
 // testVarSet finds test -v / [ -v ], which evaluates a subscript.

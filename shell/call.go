@@ -115,12 +115,48 @@ func (a *analyzer) simple(fs []field, source, envHazard string, in stdinKind, sc
 		a.recordDyn(fs, source, wrapper, "the command name is not static")
 		return
 	}
+	if why := zshCommandWord(name.s); why != "" {
+		a.recordDyn(fs, source, wrapper, "not understood: "+why)
+		return
+	}
 	if strings.IndexByte(name.s, '/') < 0 {
 		if handled := a.builtin(fs, source, envHazard, wrapper); handled {
 			return
 		}
 	}
 	a.external(fs, source, envHazard, in, script, wrapper, depth)
+}
+
+// zshCommandWord says why a command name is read otherwise by zsh (an
+// agent's shell on macOS) or by the wrapper before it: "" when it is not.
+func zshCommandWord(name string) string {
+	switch {
+	case strings.HasPrefix(name, "-"):
+		// zsh runs the next word (`- cmd`); env reads `-` as -i; bash's
+		// time takes `--`.
+		return "a command named `" + name + "` (zsh, env and time read it as an option or runs the next word)"
+	case name == "noglob" || name == "nocorrect":
+		return "zsh's precommand modifier " + name + " (it runs the next word its own way)"
+	case zshBuiltins[name]:
+		return "zsh's builtin " + name + " (it changes how later commands are read or run, or runs one)"
+	}
+	return ""
+}
+
+// zshBuiltins are zsh builtins that are not bash's and that change how the
+// shell reads or runs later commands, or run one (r re-runs the last,
+// ztcp opens a socket, chdir is cd). Read-only.
+var zshBuiltins = map[string]bool{
+	"setopt": true, "unsetopt": true, "emulate": true, "zmodload": true, "autoload": true, "disable": true,
+	"integer": true, "float": true, "functions": true, "unfunction": true, "unhash": true, "rehash": true,
+	"zle": true, "bindkey": true, "zstyle": true, "zparseopts": true, "zformat": true, "zregexparse": true,
+	"sched": true, "vared": true, "print": true, "repeat": true, "limit": true, "unlimit": true, "r": true,
+	"chdir": true, "zcompile": true, "zsystem": true, "zselect": true, "zpty": true, "zsocket": true, "ztcp": true,
+	"private": true, "getln": true, "pushln": true, "bye": true, "ttyctl": true, "zftp": true, "zcurses": true,
+	"zprof": true, "zstat": true, "strftime": true, "sysopen": true, "syswrite": true, "sysread": true,
+	"zf_rm": true, "zf_mv": true, "zf_ln": true, "zf_mkdir": true, "zf_chmod": true, "zf_chown": true,
+	"zf_rmdir": true, "zf_sync": true, "zgdbmpath": true, "ztie": true, "zuntie": true, "pcre_compile": true,
+	"whence": true, "where": true, "compdef": true, "compinit": true, "add-zsh-hook": true, "zsh-mime-setup": true,
 }
 
 // recordDyn records a command that is not understood.

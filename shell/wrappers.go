@@ -16,6 +16,7 @@ type wrapperSpec struct {
 	operands  int      // operands before the command (timeout's DURATION)
 	envAssign bool     // NAME=VALUE words may precede the command (env, sudo)
 	chdir     byte     // the short option that changes directory first (env -C, sudo -D), or 0
+	dashOpt   bool     // a lone "-" is an option (env - is env -i)
 }
 
 // wrapperSpecs holds the argv wrappers. Read-only.
@@ -24,7 +25,7 @@ var wrapperSpecs = map[string]wrapperSpec{
 		longArg: []string{"user", "group", "chdir", "close-from", "host", "prompt", "role", "type", "command-timeout", "other-user", "chroot", "login-class"}},
 	"doas":    {shortArg: "uC"},
 	"pkexec":  {longArg: []string{"user"}},
-	"env":     {shortArg: "uCS", longArg: []string{"unset", "chdir", "split-string"}, envAssign: true, chdir: 'C'},
+	"env":     {shortArg: "uCS", longArg: []string{"unset", "chdir", "split-string"}, envAssign: true, chdir: 'C', dashOpt: true},
 	"nice":    {shortArg: "n", longArg: []string{"adjustment"}},
 	"nohup":   {},
 	"timeout": {shortArg: "sk", longArg: []string{"signal", "kill-after"}, operands: 1},
@@ -147,10 +148,29 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 		if strings.ContainsAny(opt.split.s, "\\$#") {
 			return true, "not understood: env -S with escapes, variables or comments (env reads them its own way)"
 		}
+		if strings.HasPrefix(strings.TrimLeft(opt.split.s, " \t\n"), "-") {
+			return true, "not understood: env -S whose string starts with an option (env reads its own options from it)"
+		}
 		s := *opt.split
-		if len(inner) > 0 {
-			s.s += " " + joinFields(inner).s
-			s.dyn = s.dyn || joinFields(inner).dyn
+		for _, f := range inner {
+			// The words after the string are words, not shell text: only
+			// those that read the same as text are appended (a quoted '#'
+			// or 'a b' would not).
+			if f.dyn || f.glob || f.s == "" || strings.ContainsAny(f.s, " \t\n'\"#;|&<>()$`\\*?[]~{}=%!^") {
+				return true, "not understood: env -S followed by words that are not plain text"
+			}
+			s.s += " " + f.s
+		}
+		if opt.chdir != nil {
+			// env -C DIR -S 'cmd' runs cmd in DIR.
+			saved := a.st.cwd
+			a.st.cwd = ""
+			if !opt.chdir.dyn && !opt.chdir.glob {
+				if p, ok := a.abs(opt.chdir.s); ok {
+					a.st.cwd = p
+				}
+			}
+			defer func() { a.st.cwd = saved }()
 		}
 		return true, a.payload(s, "env -S", source, depth)
 	}
@@ -242,6 +262,8 @@ options:
 		case s == "--":
 			i++
 			break options
+		case s == "-" && spec.dashOpt:
+			i++
 		case len(s) < 2 || s[0] != '-':
 			break options
 		case s[1] == '-':
@@ -501,6 +523,10 @@ func (a *analyzer) inner(fs []field, source, wrapper, envHazard string, depth in
 	}
 	if fs[0].dyn || fs[0].glob || fs[0].expanded || fs[0].s == "" {
 		a.recordDyn(fs, source, wrapper, "the command name is not static")
+		return
+	}
+	if why := zshCommandWord(fs[0].s); why != "" {
+		a.recordDyn(fs, source, wrapper, "not understood: "+why)
 		return
 	}
 	a.external(fs, source, envHazard, stdinNone, nil, wrapper, depth)
