@@ -1388,6 +1388,26 @@ func TestRound17ShellForms(t *testing.T) {
 		{`printf '%d items\n' 5`, gate.Allow},
 		{`printf '%s\n' "$x"`, gate.Allow},
 		{"test 1 -eq 1 && exit $?", gate.Allow},
+		// zsh reads text right after $name (a subscript, a modifier), a
+		// lone } (it ends a brace group) and an unquoted variable holding
+		// blanks (not split) otherwise than bash.
+		{"x=.ENV; cat $x:l", gate.Ask},
+		{`x=xx/.bashrc; echo 'touch /tmp/pwned' > "$x:s^xx^..^"`, gate.Ask},
+		{`a='path[$(touch /tmp/pwned)1]'; echo "$PWD[a]"`, gate.Ask},
+		{"{ echo a } always { { touch /tmp/pwned } ; }", gate.Ask},
+		{"x=' '; grep $x .env main.go", gate.Ask},
+		{`echo "$HOME:$PWD"`, gate.Allow},
+		{"{ echo a; echo b; }", gate.Allow},
+		// A pattern in grep's pattern place: its other names are read.
+		{"grep -hv ~/.ss?/* main.go", gate.Ask},
+		{"grep -h *.md main.go", gate.Allow},
+		// A bracket starting with ] in an awk regex.
+		{`awk 'BEGIN{x="a"~/[]/]"/;system("touch /tmp/pwned")} #"'`, gate.Ask},
+		{`awk '/^[[:alpha:]]+$/ { print $1 }' main.go`, gate.Allow},
+		// bash decodes a $'...' here-document delimiter.
+		{"cat <<$'E\\x41'\nEA\ntouch /tmp/pwned\nE\\x41", gate.Ask},
+		// until's body runs when its condition failed.
+		{"cd ~ && until cd " + cwd + "/nonexist; do cat .ssh/id_rsa; break; done", gate.Ask},
 	})
 }
 

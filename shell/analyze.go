@@ -466,7 +466,13 @@ func (a *analyzer) command(c syntax.Command, in stdinKind, script *stdinScript) 
 		a.ifClause(c)
 	case *syntax.WhileClause:
 		a.loop(func() {
+			pre := a.st.copy()
 			a.stmts(c.Cond)
+			if c.Until {
+				// until's body runs when the condition failed: its
+				// changes (a cd) may not have happened.
+				a.st.merge(&pre)
+			}
 			a.stmts(c.Do)
 		})
 	case *syntax.ForClause:
@@ -656,6 +662,11 @@ func (a *analyzer) redirect(r *syntax.Redirect) *stdinScript {
 			// like "EOF)", where the parser reads on.
 			a.notUnderstood("a here-document inside a command or process substitution")
 		}
+		if !plainDelim(r.Word) {
+			// bash decodes <<$'E\x41' to EA; the parser ends the body at
+			// the text E\x41.
+			a.notUnderstood("a here-document delimiter with $'...', $\"...\" or an expansion")
+		}
 		if r.Hdoc == nil {
 			return &stdinScript{literal: true}
 		}
@@ -739,6 +750,35 @@ func (a *analyzer) bodyHasDelimLine(r *syntax.Redirect) bool {
 		}
 	}
 	return false
+}
+
+// plainDelim reports a heredoc delimiter made of literal text, plainly
+// quoted or not.
+func plainDelim(w *syntax.Word) bool {
+	if w == nil {
+		return true
+	}
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return false
+			}
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				return false
+			}
+			for _, q := range p.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // quotedDelim reports a heredoc delimiter with quotes or a backslash.

@@ -132,6 +132,44 @@ func awkInPrint(blank string, i int) bool {
 	return false
 }
 
+// awkBracketEnd returns the index of the `]` that ends the bracket
+// expression starting at b[j], as POSIX reads it (a `]` first, after an
+// optional `^`, is a member; [:class:] and the like are members); ok is
+// false when it holds a `/`, a `"`, a newline or a `\]`, on which the awks
+// differ (`/[]/]"/` hid a string from one of them).
+func awkBracketEnd(b []byte, j int) (int, bool) {
+	k := j + 1
+	if k < len(b) && b[k] == '^' {
+		k++
+	}
+	if k < len(b) && b[k] == ']' {
+		k++
+	}
+	for ; k < len(b) && b[k] != ']'; k++ {
+		switch b[k] {
+		case '/', '"', '\n':
+			return 0, false
+		case '\\':
+			if k+1 < len(b) && (b[k+1] == ']' || b[k+1] == '/' || b[k+1] == '"') {
+				return 0, false
+			}
+			k++
+		case '[':
+			if k+1 < len(b) && (b[k+1] == ':' || b[k+1] == '.' || b[k+1] == '=') {
+				end := strings.Index(string(b[k+2:]), string([]byte{b[k+1], ']'}))
+				if end < 0 || strings.ContainsAny(string(b[k+2:k+2+end]), "/\"\n\\") {
+					return 0, false
+				}
+				k += 2 + end + 1
+			}
+		}
+	}
+	if k >= len(b) {
+		return 0, false
+	}
+	return k, true
+}
+
 // awkBlank replaces the contents of strings, regular expressions and
 // comments with spaces, keeping every other byte where it was.
 func awkBlank(p string) (string, bool) {
@@ -164,12 +202,12 @@ func awkBlank(p string) (string, bool) {
 				case '\n':
 					return "", false
 				case '[':
-					// awks differ on a `/` inside brackets.
-					for k := j; k < len(b) && b[k] != ']'; k++ {
-						if b[k] == '/' || b[k] == '"' {
-							return "", false
-						}
+					// awks differ on a `/` inside brackets, and on a `\]`.
+					k, ok := awkBracketEnd(b, j)
+					if !ok {
+						return "", false
 					}
+					j = k
 				}
 			}
 			if j >= len(b) {

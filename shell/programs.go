@@ -490,6 +490,11 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 			}
 		}
 		if !given && len(operands) > 0 {
+			if operands[0].glob {
+				// A pattern in the pattern's place: its first name is the
+				// pattern, the others files read (grep -hv ~/.ss?/* a.txt).
+				a.addRead(operands[0], name, recursive)
+			}
 			operands = operands[1:]
 		}
 		if len(operands) == 0 && recursive {

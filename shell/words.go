@@ -61,6 +61,9 @@ func (r *resolver) argv(ws []*syntax.Word, out []field) []field {
 // word appends the fields of one command word: brace expansion, then
 // expansion, splitting and globbing.
 func (r *resolver) word(w *syntax.Word, out []field) []field {
+	if l, ok := w.Parts[0].(*syntax.Lit); ok && len(w.Parts) == 1 && l.Value == "}" {
+		r.a.notUnderstood("a `}` word, which ends a brace group to zsh")
+	}
 	if braceAcrossParts(w) {
 		r.a.notUnderstood("a brace expansion across quotes or expansions")
 	}
@@ -133,6 +136,10 @@ func (r *resolver) split(w *syntax.Word, out []field) []field {
 	if len(w.Parts) == 1 {
 		if pe, ok := w.Parts[0].(*syntax.ParamExp); ok {
 			if v, ok := r.known(pe); ok && !v.dyn {
+				if strings.ContainsAny(v.s, " \t\n") {
+					// zsh (an agent's shell may be zsh) does not split it.
+					r.a.notUnderstood("an unquoted variable holding blanks (bash splits it into words, zsh does not)")
+				}
 				for _, piece := range strings.Fields(v.s) {
 					out = append(out, litGlob(piece))
 				}
@@ -168,6 +175,9 @@ func (r *resolver) single(w *syntax.Word, ctx wordCtx) field {
 	r.buf = nil
 	var pat []byte
 	on := mayGlob(w)
+	if z := zshAfterParam(w.Parts); z != "" {
+		r.a.notUnderstood(z)
+	}
 	for i, p := range w.Parts {
 		r.patOn = on // a substitution inside may have resolved words of its own
 		b, pat = r.part(b, pat, p, i == 0, ctx, &f)
@@ -187,6 +197,35 @@ func (r *resolver) single(w *syntax.Word, ctx wordCtx) field {
 	}
 	r.buf = b
 	return f
+}
+
+// zshAfterParam names text right after a plain $name that zsh reads as
+// part of it: a subscript (`$PWD[a]`, arithmetic that runs $(...)) or a
+// modifier (`$x:l`, `$x:s^a^b^`): "" when there is none.
+func zshAfterParam(parts []syntax.WordPart) string {
+	for i, p := range parts {
+		switch p := p.(type) {
+		case *syntax.DblQuoted:
+			if z := zshAfterParam(p.Parts); z != "" {
+				return z
+			}
+		case *syntax.ParamExp:
+			if !p.Short || i+1 >= len(parts) {
+				continue
+			}
+			l, ok := parts[i+1].(*syntax.Lit)
+			if !ok || l.Value == "" {
+				continue
+			}
+			switch v := l.Value; {
+			case v[0] == '[':
+				return "`$name[`, a subscript to zsh (an agent's shell may be zsh)"
+			case v[0] == ':' && len(v) > 1 && strings.IndexByte("aAcehlpPqQrsStuxgwWfF&", v[1]) >= 0:
+				return "`$name" + v[:2] + "`, a modifier to zsh (an agent's shell may be zsh)"
+			}
+		}
+	}
+	return ""
 }
 
 // zshEquals reports a word zsh replaces by a program's path: one that
