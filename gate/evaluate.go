@@ -100,6 +100,10 @@ type evalState struct {
 	// realDirs memoizes where a directory leads (symlinks resolved)
 	// within one call: a long line names many files in few directories.
 	realDirs map[string]realDir
+	// gitIncludes holds the files git's config includes, read once per
+	// call (nil until then).
+	gitIncludes map[string]bool
+	gitHooks    []string
 }
 
 // realDir is where a directory leads, and whether it is there.
@@ -524,7 +528,17 @@ func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
 		return
 	}
 	if kind == KindWrite && !s.c.Remote {
-		if real := s.realPath(ps.abs, ps.raw, s.cwd); s.p.binDirFile(ps.abs) || s.p.binDirFile(real) {
+		real := s.realPath(ps.abs, ps.raw, s.cwd)
+		if s.gitIncluded(ps.abs, real) {
+			if ref := s.judge(tool, &subject{path: &ps}); ref.Action == Deny {
+				pt.ref = ref
+				pt.v.Decision, pt.v.Reason = Deny, ruleReason(ref)
+				return
+			}
+			s.uncertain(pt, "writes "+real+", which git's config includes or runs as a hook (core.hooksPath): it would run programs through git")
+			return
+		}
+		if s.p.binDirFile(ps.abs) || s.p.binDirFile(real) {
 			// Written where programs are found by name, it would run in
 			// place of one a rule allows.
 			if ref := s.judge(tool, &subject{path: &ps}); ref.Action == Deny {

@@ -63,13 +63,17 @@ func notIgnored(dir string, files []string, fromDir bool) []string {
 		}
 	}
 	nested := map[string]bool{}
+	gitDir, common, ok := gitDirs(root)
+	if !ok {
+		return files
+	}
 	ig := &ignorer{root: root, dirs: map[string][]ignorePattern{}}
-	if !ig.load(filepath.Join(root, ".git", "info", "exclude"), "") {
+	if !ig.load(filepath.Join(common, "info", "exclude"), "") {
 		return files
 	}
 	// A tracked file is staged whatever .gitignore says.
-	tracked, ok := readIndex(filepath.Join(root, ".git"))
-	if !ok && exists(filepath.Join(root, ".git", "index")) {
+	tracked, ok := readIndex(gitDir)
+	if !ok && exists(filepath.Join(gitDir, "index")) {
 		return files
 	}
 	out := files[:0:0]

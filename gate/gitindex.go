@@ -23,7 +23,11 @@ func trackedOnly(dir string, files []string) []string {
 	if !ok {
 		return files
 	}
-	tracked, ok := readIndex(filepath.Join(root, ".git"))
+	gitDir, _, ok := gitDirs(root)
+	if !ok {
+		return files
+	}
+	tracked, ok := readIndex(gitDir)
 	if !ok {
 		return files
 	}
@@ -58,14 +62,15 @@ func inNestedRepo(root, dir string, memo map[string]bool) bool {
 }
 
 // workTreeRoot returns the directory at or above dir holding a .git
-// directory (physical path), as git finds it.
+// (physical path), as git finds it: a directory, or a file naming one (a
+// linked worktree, a submodule).
 func workTreeRoot(dir string) (string, bool) {
 	d, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return "", false
 	}
 	for {
-		if directory(filepath.Join(d, ".git")) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			return d, true
 		}
 		parent := filepath.Dir(d)
@@ -74,6 +79,30 @@ func workTreeRoot(dir string) (string, bool) {
 		}
 		d = parent
 	}
+}
+
+// gitDirs returns the git directory of the work tree at root (its index,
+// HEAD) and the common one (objects, refs, info/exclude): root/.git for
+// both, or where a .git file leads (a submodule's .git/modules/NAME, a
+// linked worktree's .git/worktrees/NAME and its commondir).
+func gitDirs(root string) (gitDir, common string, ok bool) {
+	dot := filepath.Join(root, ".git")
+	if directory(dot) {
+		return dot, dot, true
+	}
+	gitDir, ok = gitFileTarget(dot)
+	if !ok || !directory(gitDir) {
+		return "", "", false
+	}
+	common = gitDir
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		common = filepath.Clean(c)
+	}
+	return gitDir, common, true
 }
 
 // readIndex returns the paths (slash-separated, relative to the work tree)

@@ -157,17 +157,24 @@ func madePaths(a *shell.Analysis) (made []string, unknown bool) {
 // `gitdir: PATH` naming a directory inside another .git directory, whose
 // files (config among them) only a person may write.
 func linkedGitDir(gitFile string) bool {
+	target, ok := gitFileTarget(gitFile)
+	return ok && gitInternal(target) && strings.Contains(target, "/.git/") && directory(target)
+}
+
+// gitFileTarget reads a .git file (`gitdir: PATH`) and returns the
+// directory it names, cleaned and with links resolved.
+func gitFileTarget(gitFile string) (string, bool) {
 	fi, err := os.Lstat(gitFile)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
-		return false
+		return "", false
 	}
 	b, err := os.ReadFile(gitFile)
 	if err != nil {
-		return false
+		return "", false
 	}
 	target, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
 	if !ok || target == "" || strings.ContainsAny(target, "\n\r") {
-		return false
+		return "", false
 	}
 	if !filepath.IsAbs(target) {
 		target = filepath.Join(filepath.Dir(gitFile), target)
@@ -176,7 +183,7 @@ func linkedGitDir(gitFile string) bool {
 	if real, err := filepath.EvalSymlinks(target); err == nil {
 		target = real
 	}
-	return gitInternal(target) && strings.Contains(target, "/.git/") && directory(target)
+	return target, true
 }
 
 // gitHead reports a HEAD git may take: a file, or a symbolic link
@@ -363,7 +370,11 @@ func (s *evalState) gitTreeWrite(argv []string, dir string) string {
 		}
 		return ""
 	}
-	h, err := s.p.history.history(filepath.Join(root, ".git"))
+	_, common, ok := gitDirs(root)
+	if !ok {
+		return "git " + sub + " writes files from a repository whose .git cannot be followed here"
+	}
+	h, err := s.p.history.history(common)
 	if err != nil {
 		return "git " + sub + " writes files from the repository, whose objects cannot be read here (" + err.Error() + ")"
 	}

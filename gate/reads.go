@@ -28,6 +28,10 @@ func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 		s.judgeHistory(&pt, r, tool)
 		return
 	}
+	if r.GitIncludes {
+		s.judgeGitIncludes(&pt, r)
+		return
+	}
 	if r.Dynamic || strings.Contains(r.Path, shell.Dyn) {
 		pt.v.Subject = strings.ReplaceAll(r.Path, shell.Dyn, "…")
 		s.uncertain(&pt, "not understood: "+r.By+" reads a file only known at run time")
@@ -615,6 +619,33 @@ func mayCreateFiles(a *shell.Analysis) bool {
 	return false
 }
 
+// judgeGitIncludes judges git config reading its own files: the files
+// their includes name are read too (git config --list prints them).
+func (s *evalState) judgeGitIncludes(pt *part, r *shell.Read) {
+	pt.v.Subject = "the files git's configuration includes"
+	if s.c.Remote {
+		s.uncertain(pt, "not understood: git config reads the files its configuration includes, which cannot be checked from here for a call from another machine")
+		return
+	}
+	common := ""
+	if !r.Dynamic {
+		if root, ok := workTreeRoot(r.Path); ok {
+			_, common, _ = gitDirs(root)
+		}
+	}
+	includes, _ := gitConfigIncludes(common, s.p.home)
+	for _, inc := range includes {
+		if what, ref, denied := s.readDenied(inc, "/"); denied {
+			pt.v.Subject = what
+			pt.ref = ref
+			pt.v.Decision, pt.v.Reason = ref.Action, "git config reads "+what+", which its configuration includes: "+ruleReason(ref)
+			return
+		}
+	}
+	pt.ref = RuleRef{Layer: LayerDefault, Action: Allow}
+	pt.v.Decision, pt.v.Reason = Allow, fmt.Sprintf("every file git's configuration includes (%d) is allowed", len(includes))
+}
+
 // judgeHistory judges a git command that prints files as committed: every
 // path the repository's history holds counts as read, so a secret
 // committed once and removed keeps the command from being allowed.
@@ -636,11 +667,14 @@ func (s *evalState) judgeHistory(pt *part, r *shell.Read, tool string) {
 	// git diff and git grep take operands that name files as paths (the
 	// work tree, judged as tracked reads); git log takes them as the
 	// paths whose history it prints.
-	files := len(r.Revisions) > 0 && (r.By == "git diff" || r.By == "git grep")
+	files := len(r.Revisions) > 0 && (r.By == "git diff" || r.By == "git grep") && !r.Dashed
 	for _, rev := range r.Revisions {
+		if strings.HasPrefix(rev, ":") {
+			files = false // :/REGEX, :PATH: an object, whatever the disk holds
+		}
 		p := rev
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(r.Path, p)
+			p = r.Path + "/" + p // as git's lstat reads it: not cleaned
 		}
 		if _, err := os.Lstat(p); err != nil {
 			files = false
@@ -661,7 +695,13 @@ func (s *evalState) judgeHistory(pt *part, r *shell.Read, tool string) {
 		pt.v.Decision, pt.v.Reason = Allow, "no git repository here: nothing is printed"
 		return
 	}
-	gitDir := filepath.Join(root, ".git")
+	gitDir, common, ok := gitDirs(root)
+	if !ok || gitDir != common {
+		// A linked worktree's HEAD and index are its own, its objects
+		// and refs the main repository's: not read together here.
+		s.uncertain(pt, "not understood: "+r.By+" prints files from the history of "+root+", a linked worktree or a .git file this cannot follow")
+		return
+	}
 	h, err := s.p.history.history(gitDir)
 	if err != nil {
 		s.uncertain(pt, "not understood: "+r.By+" prints files from the history of "+root+", which cannot be read here ("+err.Error()+")")

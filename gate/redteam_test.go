@@ -1495,3 +1495,56 @@ func TestGrepToolIgnoresAsRipgrep(t *testing.T) {
 		}
 	}
 }
+
+// TestGitRound17: the repository git really reads (a submodule's own, a
+// linked worktree's), revisions that look like paths, and the files git's
+// configuration includes or runs as hooks (round 17).
+func TestGitRound17(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	src, cwd := filepath.Join(root, "src"), filepath.Join(home, "proj")
+	commit := func(dir, msg string) {
+		gate.GitRun(t, dir, "add", "-A")
+		gate.GitRun(t, dir, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", msg)
+	}
+	// A repository whose history holds a .env, used as a submodule.
+	writeTree(t, src, map[string]string{"a.txt": "x", ".env": "TOKEN=1"})
+	gate.GitRun(t, src, "init", "-q")
+	commit(src, "add env")
+	gate.GitRun(t, src, "rm", "-q", ".env")
+	commit(src, "rm env")
+	// The project: its own history holds a .env too; a directory "sub"
+	// and a branch of that name.
+	writeTree(t, cwd, map[string]string{"main.go": "package main", "sub/x.txt": "x", ".env": "S=1"})
+	gate.GitRun(t, cwd, "init", "-q")
+	commit(cwd, "add env")
+	gate.GitRun(t, cwd, "rm", "-q", "--cached", ".env")
+	writeTree(t, cwd, map[string]string{".gitignore": ".env\n"})
+	commit(cwd, "rm env")
+	gate.GitRun(t, cwd, "branch", "sub", ":/add env")
+	gate.GitRun(t, cwd, "-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "mod")
+	commit(cwd, "mod")
+	gate.GitRun(t, cwd, "config", "include.path", "../.gitconfig")
+	gate.GitRun(t, cwd, "config", "core.hooksPath", ".husky")
+	writeTree(t, home, map[string]string{".gitconfig": "[include]\n\tpath = ~/.config/git/credentials\n",
+		".config/git/credentials": "[x]\n\ttoken = s\n"})
+	p := everydayPolicy(t, home)
+	expectLines(t, p, cwd, gate.ModeApproveAll, false, []lineCase{
+		// In the submodule, git reads .git/modules/mod, not the project's.
+		{"git -C mod log -p", gate.Ask},
+		{"cd mod && git show HEAD~1", gate.Ask},
+		{"git log -p --submodule=diff", gate.Ask},
+		{"git grep --recurse-submodules TOKEN HEAD~1", gate.Ask},
+		// :/REGEX names a commit; before --, a name is a revision.
+		{"git grep -h S ':/add|/../..'", gate.Ask},
+		{"git grep S sub --", gate.Ask},
+		{"git grep TODO", gate.Allow},
+		// A file git's config includes, a hook in core.hooksPath.
+		{"echo '[core] fsmonitor = touch /tmp/pwned' > .gitconfig", gate.Ask},
+		{"echo 'touch /tmp/pwned' > .husky/pre-commit", gate.Ask},
+		{"echo x > notes.txt", gate.Allow},
+		// git config prints what its includes hold.
+		{"git config --list", gate.Deny},
+		{"git status", gate.Allow},
+	})
+}

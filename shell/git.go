@@ -4,6 +4,7 @@ package shell
 // options that run programs or write files.
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -220,7 +221,7 @@ globals:
 	noIndex := false
 	// git config --file F --includes prints what F's include.path and
 	// includeIf name, files no read rule saw.
-	includes, fromFile := false, false
+	includes, fromFile, noIncludes := false, false, false
 	for j := 0; j < len(rest); j++ {
 		s := rest[j].s
 		if s == "--" {
@@ -233,12 +234,16 @@ globals:
 			if name == "no-index" {
 				noIndex = true
 			}
+			if name == "recurse-submodules" && (sub == "grep" || sub == "ls-files") || name == "submodule" && hasVal && val == "diff" {
+				// The history of a submodule is not read here.
+				return "not understood: git " + sub + " " + s + " prints files from submodules, whose history is not judged", ""
+			}
 			if sub == "config" {
 				switch neg, isNeg := strings.CutPrefix(name, "no-"); {
 				case name == "includes":
 					includes = true
 				case isNeg && neg != "" && strings.HasPrefix("includes", neg):
-					includes = false
+					includes, noIncludes = false, true
 				case name == "file":
 					fromFile = true
 				case name == "blob":
@@ -316,6 +321,12 @@ globals:
 	}
 	if includes && fromFile {
 		return "not understood: git config --includes follows the include.path and includeIf of the file given to files it names, which are not judged as reads", ""
+	}
+	if sub == "config" && !fromFile && !noIncludes {
+		// Reading its own files, git config follows their includes: the
+		// files they name are read (and printed by --list).
+		a.addRead(field{s: "."}, "git config", false)
+		a.an.Reads[len(a.an.Reads)-1].GitIncludes = true
 	}
 	if sub == "diff" && !noIndex {
 		// git diff goes outside the index on its own when a path is
@@ -424,6 +435,7 @@ globals:
 		a.addRead(field{s: "."}, "git "+sub, false)
 		a.an.Reads[len(a.an.Reads)-1].History = true
 		a.an.Reads[len(a.an.Reads)-1].Revisions = revs
+		a.an.Reads[len(a.an.Reads)-1].Dashed = slices.ContainsFunc(rest, func(f field) bool { return f.s == "--" })
 	}
 	if sub == "show" || sub == "cat-file" {
 		for _, f := range rest {

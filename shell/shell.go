@@ -155,6 +155,13 @@ type Read struct {
 	// operands that may be revisions or files: when every one is a file
 	// there, nothing is printed from history.
 	Revisions []string
+	// GitIncludes says the files git's configuration includes are read
+	// (git config --list): the gate finds them, Path is the directory
+	// git runs in.
+	GitIncludes bool
+	// Dashed, for Revisions, says a "--" followed them: git takes them as
+	// revisions even where a file of that name exists.
+	Dashed bool
 	// Link says a symbolic link is made to Path (ln -s): later reads and
 	// writes through the link reach it, so it is judged as a write target
 	// of the files approvalbot protects, too.

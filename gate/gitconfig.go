@@ -1,0 +1,146 @@
+package gate
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxGitIncludes bounds the files gitConfigIncludes follows.
+const maxGitIncludes = 32
+
+// gitConfigIncludes returns the files git reads as configuration beyond its
+// own ones, for a repository whose common git directory is common ("" for
+// none) and a home: every include.path and includeIf.*.path of the global
+// and repository config files, followed the way git does (relative to the
+// including file, ~/ from home). Conditions are not weighed: an includeIf
+// counts whether or not it applies. A file the agent may write there would
+// run programs through git's config (core.fsmonitor), and `git config
+// --list` prints it. hooks are the core.hooksPath directories they name
+// (husky's .husky): a script there runs on the next commit.
+func gitConfigIncludes(common, home string) (includes, hooks []string) {
+	var roots []string
+	if home != "" {
+		roots = append(roots, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+	}
+	if common != "" {
+		roots = append(roots, filepath.Join(common, "config"), filepath.Join(common, "config.worktree"))
+	}
+	roots = append(roots, "/etc/gitconfig")
+	seen := map[string]bool{}
+	queue := roots
+	for len(queue) > 0 && len(seen) < maxGitIncludes {
+		f := queue[0]
+		queue = queue[1:]
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		incs, hs := gitIncludePaths(f, home)
+		hooks = append(hooks, hs...)
+		for _, inc := range incs {
+			if !seen[inc] {
+				includes = append(includes, inc)
+				queue = append(queue, inc)
+			}
+		}
+	}
+	return includes, hooks
+}
+
+// gitIncludePaths reads one git config file for the paths of its include
+// and includeIf sections, and its core.hooksPath. A relative hooksPath is
+// taken from the repository's top, which is where git runs hooks; it is
+// judged from the including file's directory too.
+func gitIncludePaths(file, home string) (out, hooks []string) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil
+	}
+	defer f.Close()
+	section := ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				continue
+			}
+			name, _, _ := strings.Cut(strings.TrimSpace(line[1:end]), " ")
+			section = strings.ToLower(name)
+			line = strings.TrimSpace(line[end+1:])
+			if line == "" {
+				continue
+			}
+		}
+		key, val, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		key = strings.ToLower(strings.TrimSpace(key))
+		hook := section == "core" && key == "hookspath"
+		if !hook && (section != "include" && section != "includeif" || key != "path") {
+			continue
+		}
+		p := strings.Trim(strings.TrimSpace(val), `"`)
+		switch {
+		case p == "":
+			continue
+		case p == "~" || strings.HasPrefix(p, "~/"):
+			if home == "" {
+				continue
+			}
+			p = filepath.Join(home, p[1:])
+		case !filepath.IsAbs(p) && hook:
+			// Relative to the top of the work tree: the config's
+			// repository is two levels up (.git/config), or unknown.
+			hooks = append(hooks, filepath.Join(filepath.Dir(filepath.Dir(file)), p))
+			p = filepath.Join(filepath.Dir(file), p)
+		case !filepath.IsAbs(p):
+			p = filepath.Join(filepath.Dir(file), p)
+		}
+		if hook {
+			hooks = append(hooks, filepath.Clean(p))
+			continue
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	return out, hooks
+}
+
+// gitIncluded reports a path git reads as configuration through an
+// include, or a hook in core.hooksPath, of the repository at the call's
+// directory or the global config.
+func (s *evalState) gitIncluded(abs, real string) bool {
+	if s.gitIncludes == nil {
+		s.gitIncludes = map[string]bool{}
+		common := ""
+		if root, ok := workTreeRoot(s.cwd); ok && s.cwd != "" {
+			_, common, _ = gitDirs(root)
+		}
+		includes, hooks := gitConfigIncludes(common, s.p.home)
+		for _, p := range includes {
+			s.gitIncludes[p] = true
+			if r, err := filepath.EvalSymlinks(p); err == nil {
+				s.gitIncludes[r] = true
+			}
+		}
+		for _, h := range hooks {
+			s.gitHooks = append(s.gitHooks, h)
+			if r, err := filepath.EvalSymlinks(h); err == nil {
+				s.gitHooks = append(s.gitHooks, r)
+			}
+		}
+	}
+	if s.gitIncludes[abs] || s.gitIncludes[real] {
+		return true
+	}
+	for _, h := range s.gitHooks {
+		if under(abs, h) || under(real, h) {
+			return true
+		}
+	}
+	return false
+}
