@@ -518,35 +518,19 @@ func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
 		}
 		// A write into git's internals: only a person can answer, unless
 		// a rule denies it outright.
-		subj := subject{path: &ps}
-		if ref := s.judge(tool, &subj); ref.Action == Deny {
-			pt.ref = ref
-			pt.v.Decision, pt.v.Reason = Deny, ruleReason(ref)
-			return
-		}
-		s.uncertain(pt, why)
+		s.personOnly(pt, tool, &ps, why)
 		return
 	}
 	if kind == KindWrite && !s.c.Remote {
 		real := s.realPath(ps.abs, ps.raw, s.cwd)
-		if s.gitIncluded(ps.abs, real) {
-			if ref := s.judge(tool, &subject{path: &ps}); ref.Action == Deny {
-				pt.ref = ref
-				pt.v.Decision, pt.v.Reason = Deny, ruleReason(ref)
-				return
-			}
-			s.uncertain(pt, "writes "+real+", which git's config includes or runs as a hook (core.hooksPath): it would run programs through git")
+		switch {
+		case s.gitIncluded(ps.abs, real):
+			s.personOnly(pt, tool, &ps, "writes "+real+", which git's config includes or runs as a hook (core.hooksPath): it would run programs through git")
 			return
-		}
-		if s.p.binDirFile(ps.abs) || s.p.binDirFile(real) {
+		case s.p.binDirFile(ps.abs) || s.p.binDirFile(real):
 			// Written where programs are found by name, it would run in
 			// place of one a rule allows.
-			if ref := s.judge(tool, &subject{path: &ps}); ref.Action == Deny {
-				pt.ref = ref
-				pt.v.Decision, pt.v.Reason = Deny, ruleReason(ref)
-				return
-			}
-			s.uncertain(pt, "writes "+real+" among the programs run by name: it would run in place of one a rule allows")
+			s.personOnly(pt, tool, &ps, "writes "+real+" among the programs run by name: it would run in place of one a rule allows")
 			return
 		}
 	}
@@ -574,6 +558,17 @@ func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
 			pt.fixable = false
 		}
 	}
+}
+
+// personOnly makes pt an ask only a person answers, for why, unless a rule
+// denies the path outright.
+func (s *evalState) personOnly(pt *part, tool string, ps *pathSubject, why string) {
+	if ref := s.judge(tool, &subject{path: ps}); ref.Action == Deny {
+		pt.ref = ref
+		pt.v.Decision, pt.v.Reason = Deny, ruleReason(ref)
+		return
+	}
+	s.uncertain(pt, why)
 }
 
 // evalPaths judges the path(s) of a read or write tool.
