@@ -856,8 +856,16 @@ func argPaths(w string) (out []string, whole int) {
 		}
 	}
 	for _, c := range out {
+		// curl -d @F, -F 'x=<F', -F 'x=@F;type=text/plain'
 		if rest, ok := strings.CutPrefix(c, "@"); ok {
 			out = append(out, rest)
+			c = rest
+		} else if rest, ok := strings.CutPrefix(c, "<"); ok {
+			out = append(out, rest)
+			c = rest
+		}
+		if head, _, ok := strings.Cut(c, ";"); ok {
+			out = append(out, head)
 		}
 	}
 	whole = len(out)
@@ -867,6 +875,21 @@ func argPaths(w string) (out []string, whole int) {
 		}
 	}
 	return out, whole
+}
+
+// patternQuote makes a path a shell pattern that names only it.
+func patternQuote(p string) string {
+	if !strings.ContainsAny(p, `*?[\`) {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if strings.IndexByte(`*?[\`, p[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
 }
 
 // readDenied judges a path by the Read rules, and the file a symlink along
@@ -881,6 +904,12 @@ func (s *evalState) readDenied(raw, cwd string) (string, RuleRef, bool) {
 
 // readDeniedAt is readDenied for a resolved path and where it leads.
 func (s *evalState) readDeniedAt(ps *pathSubject, real, cwd string) (string, RuleRef, bool) {
+	// approvalbot's data, a process environment: whatever the rules say.
+	for _, p := range [2]string{ps.abs, real} {
+		if s.p.secretPattern(patternQuote(p), false) != "" {
+			return p, RuleRef{Layer: LayerBuiltin, Action: Deny}, true
+		}
+	}
 	subj := subject{path: ps}
 	if s.mayDeny(ReadTool, &subj) {
 		if ref := s.judge(ReadTool, &subj); ref.Action == Deny {

@@ -217,7 +217,9 @@ func (a *analyzer) external(fs []field, source, envHazard string, in stdinKind, 
 		hazard = h
 		if !known && !isWrapper && anyDyn(fs) && !inertCommand(name) {
 			for _, f := range fs[1:] {
-				if f.dyn && !f.glob && !f.procsub {
+				if f.dyn && !f.procsub && (!f.glob || f.pat == "") {
+					// (A pattern whose directory is only known at run
+					// time, `$d/.e*`, names files no rule sees.)
 					dynamic = "not understood: a word only known at run time in the arguments of " + name
 					break
 				}

@@ -55,7 +55,7 @@ var zshSpecial = map[string]bool{
 	"jobtexts": true, "widgets": true, "keymaps": true, "psvar": true, "watch": true, "fignore": true,
 	"prompt": true, "precmd_functions": true, "preexec_functions": true, "chpwd_functions": true,
 	"periodic_functions": true, "zshaddhistory_functions": true, "zshexit_functions": true, "signals": true,
-	"argv": true, "status": true, "pipestatus": true, "zsh_eval_context": true, "epochtime": true,
+	"dirstack": true, "argv": true, "status": true, "pipestatus": true, "zsh_eval_context": true, "epochtime": true,
 }
 
 // shellVars are bash's own variables that change what runs or where.

@@ -52,9 +52,12 @@ var hazards = []hazard{
 	{"rsync runs a program", []string{"rsync"}, func(a []field) bool {
 		return shortFlag(a, 'e', "fBTM") || hasPrefixArg(a, "--rsh", "--rsync-path") || longPrefixArg(a, "rsh", "rsync-path", "write-batch", "only-write-batch", "log-file", "temp-dir", "backup-dir", "partial-dir", "compare-dest", "copy-dest", "link-dest")
 	}},
-	{"curl writes a file", []string{"curl"}, func(a []field) bool {
+	{"curl writes a file or reads a local one", []string{"curl"}, func(a []field) bool {
 		return shortFlag(a, 'o', "dHuXxAeEFKhrTwyYzbc") || shortFlag(a, 'K', "dHuXxAeEFhrTwyYzbco") ||
-			hasPrefixArg(a, "--output", "--config", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--libcurl", "-D", "-c")
+			shortFlag(a, 'O', "dHuXxAeEFKhrTwyYzbco") || shortFlag(a, 'J', "dHuXxAeEFKhrTwyYzbco") ||
+			hasPrefixArg(a, "--output", "--config", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--libcurl", "-D", "-c") ||
+			longPrefixArg(a, "alt-svc", "hsts", "etag-save", "output-dir", "remote-name", "remote-name-all", "remote-header-name",
+				"create-dirs", "write-out", "trace-config", "ssl-sessions") || curlLocal(a)
 	}},
 	{"time -o", []string{"time"}, func(a []field) bool { return hasPrefixArg(a, "-o", "--output") || longPrefixArg(a, "output") }},
 	{"alias", []string{"alias"}, func([]field) bool { return true }},
@@ -104,6 +107,41 @@ var hazards = []hazard{
 	{"docker loads another configuration", []string{"docker"}, func(a []field) bool {
 		// A config directory brings credential helpers and CLI plugins.
 		return hasPrefixArg(a, "--config")
+	}},
+	{"reads more arguments from a response file", []string{"strings", "nm", "objdump", "readelf", "size", "ar", "ranlib",
+		"strip", "objcopy", "addr2line", "c++filt", "elfedit", "gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "as",
+		"javac", "java", "gcov"}, func(a []field) bool {
+		// strings @F reads the names of more files from F.
+		for _, f := range a {
+			if strings.HasPrefix(f.s, "@") {
+				return true
+			}
+		}
+		return false
+	}},
+	{"man runs programs or reads files it is not given", []string{"man"}, func(a []field) bool {
+		// -C brings a config (DEFINE nroff ...); a local file's .so
+		// lines read other files; -H, -P, -p run programs.
+		return shortFlag(a, 'C', "") || shortFlag(a, 'l', "") || shortFlag(a, 'H', "") || shortFlag(a, 'P', "") ||
+			shortFlag(a, 'p', "") || shortFlag(a, 'X', "") || shortFlag(a, 'R', "") ||
+			longPrefixArg(a, "config-file", "local-file", "html", "pager", "preprocessor", "gxditview", "recode", "troff-device")
+	}},
+	{"less reads key bindings or writes a log", []string{"less", "more", "most"}, func(a []field) bool {
+		for _, f := range a {
+			if strings.HasPrefix(f.s, "+") {
+				return true // initial commands
+			}
+		}
+		return shortFlag(a, 'k', "") || shortFlag(a, 'o', "") || shortFlag(a, 'O', "") ||
+			longPrefixArg(a, "lesskey-file", "lesskey-src", "lesskey-content", "log-file", "LOG-FILE", "tag-file")
+	}},
+	{"ps prints other processes' environments", []string{"ps"}, func(a []field) bool {
+		for _, f := range a {
+			if strings.ContainsRune(f.s, 'e') && strings.Trim(f.s, "abcdefghijklmnopqrstuvwxyzACEHLMNOSTUVXZ") == "" {
+				return true // BSD's e in a bundle without a dash (ps eww)
+			}
+		}
+		return false
 	}},
 	{"opaque exec wrapper", nil, nil}, // checked by name in hazardOf
 	{"interpreter code flag", nil, nil},
@@ -234,6 +272,19 @@ func shortFlag(a []field, c byte, argOpts string) bool {
 
 // tarOldStyle reports tar's old-style first argument (`tar xIf ...` or
 // `tar -xI zstd`) carrying I (compress program) or F (volume script).
+// curlLocal reports a URL curl reads from this machine's files (file:,
+// percent-encoded or globbed names no rule sees) or a scheme it cannot
+// be sure of.
+func curlLocal(a []field) bool {
+	for _, f := range a {
+		u := strings.ToLower(f.s)
+		if strings.Contains(u, "file:") || strings.Contains(u, "dict:") || strings.Contains(u, "gopher") || strings.Contains(u, "telnet:") {
+			return true
+		}
+	}
+	return false
+}
+
 // tarRemote reports an archive named HOST:FILE (-f, --file, or the word
 // after an old-style f), which tar reaches through rsh or ssh.
 func tarRemote(a []field) bool {
