@@ -104,6 +104,8 @@ type evalState struct {
 	// call (nil until then).
 	gitIncludes map[string]bool
 	gitHooks    []string
+	// folds memoizes whether the file system folds case, per directory.
+	folds map[string]bool
 }
 
 // realDir is where a directory leads, and whether it is there.
@@ -510,7 +512,14 @@ func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
 		s.outside = true
 		s.outPaths = append(s.outPaths, ps.abs)
 	}
-	if why, action := s.p.protectPath(ps.abs, ps.raw, s.cwd, kind); why != "" {
+	why, action := s.p.protectPath(ps.abs, ps.raw, s.cwd, kind)
+	fp := s.folded(ps.abs)
+	if why == "" && fp != "" {
+		if why, action = s.p.protectPath(fp, fp, s.cwd, kind); why != "" {
+			why += " (" + ps.abs + " is that file here: the file system folds case)"
+		}
+	}
+	if why != "" {
 		if action == Deny {
 			pt.ref = RuleRef{Layer: LayerBuiltin, Action: Deny}
 			pt.v.Decision, pt.v.Reason = Deny, why
@@ -524,10 +533,10 @@ func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
 	if kind == KindWrite && !s.c.Remote {
 		real := s.realPath(ps.abs, ps.raw, s.cwd)
 		switch {
-		case s.gitIncluded(ps.abs, real):
+		case s.gitIncluded(ps.abs, real) || fp != "" && s.gitIncluded(fp, fp):
 			s.personOnly(pt, tool, &ps, "writes "+real+", which git's config includes or runs as a hook (core.hooksPath): it would run programs through git")
 			return
-		case s.p.binDirFile(ps.abs) || s.p.binDirFile(real):
+		case s.p.binDirFile(ps.abs) || s.p.binDirFile(real) || fp != "" && s.p.binDirFile(fp):
 			// Written where programs are found by name, it would run in
 			// place of one a rule allows.
 			s.personOnly(pt, tool, &ps, "writes "+real+" among the programs run by name: it would run in place of one a rule allows")
@@ -543,6 +552,14 @@ func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
 			rsubj := subject{path: &rps}
 			if rref := s.always(tool, &rsubj, s.judge(tool, &rsubj)); rank(rref.Action) > rank(ref.Action) {
 				ref, reason = rref, ruleReason(rref)+" (as "+real+", where the path leads)"
+			}
+		}
+	}
+	if fp != "" && ref.Action != Deny {
+		if fps, ok := resolvePath(fp, s.cwd, s.p.home); ok {
+			fsubj := subject{path: &fps}
+			if fref := s.always(tool, &fsubj, s.judge(tool, &fsubj)); rank(fref.Action) > rank(ref.Action) {
+				ref, reason = fref, ruleReason(fref)+" (as "+fp+": the file system folds case)"
 			}
 		}
 	}

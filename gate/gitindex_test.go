@@ -184,3 +184,7 @@ func TestGitAddableAgainstRealGit(t *testing.T) {
 		}
 	}
 }
+
+// FoldCase makes p judge every path as on a file system that folds case
+// (macOS's default), which this machine's is not.
+func FoldCase(p *Policy) { p.foldCase = func(string) bool { return true } }

@@ -916,11 +916,14 @@ func (s *evalState) readDeniedAt(ps *pathSubject, real, cwd string) (string, Rul
 			return ps.abs, ref, true
 		}
 	}
-	if real != ps.abs {
-		if rps, ok := resolvePath(real, cwd, s.p.home); ok {
+	for _, other := range [2]string{real, s.folded(ps.abs)} {
+		if other == "" || other == ps.abs {
+			continue
+		}
+		if rps, ok := resolvePath(other, cwd, s.p.home); ok {
 			rsubj := subject{path: &rps}
 			if ref := s.judge(ReadTool, &rsubj); ref.Action == Deny {
-				return ps.abs + " (as " + real + ")", ref, true
+				return ps.abs + " (as " + other + ")", ref, true
 			}
 		}
 	}

@@ -1570,3 +1570,41 @@ func TestGitRound17(t *testing.T) {
 		{"git status", gate.Allow},
 	})
 }
+
+// TestCaseFoldingFileSystem: where the file system folds case (macOS),
+// .Claude/settings.json is the hook settings and .ENV is .env; where it
+// does not, they are other files (round 17).
+func TestCaseFoldingFileSystem(t *testing.T) {
+	home, cwd := everydayTree(t)
+	writeTree(t, cwd, map[string]string{".claude/settings.json": "{}"})
+	folding := everydayPolicy(t, home)
+	gate.FoldCase(folding)
+	for _, tt := range []struct {
+		tool, key, path string
+		want, plain     gate.Action
+	}{
+		{"Write", "file_path", cwd + "/.Claude/Settings.json", gate.Deny, gate.Allow},
+		{"Write", "file_path", cwd + "/.claude/Settings.Local.json", gate.Deny, gate.Allow},
+		{"Write", "file_path", cwd + "/.GIT/config", gate.Ask, gate.Allow},
+		{"Write", "file_path", cwd + "/.ENVRC", gate.Deny, gate.Allow},
+		{"Write", "file_path", home + "/.BASHRC", gate.Ask, gate.Ask},
+		{"Read", "file_path", cwd + "/.ENV", gate.Deny, gate.Allow},
+		{"Write", "file_path", cwd + "/Notes.md", gate.Allow, gate.Allow},
+		{"Read", "file_path", cwd + "/Main.go", gate.Allow, gate.Allow},
+	} {
+		b, _ := json.Marshal(map[string]string{tt.key: tt.path})
+		call := gate.Call{Tool: tt.tool, Input: b, Cwd: cwd}
+		if ev := folding.Evaluate(call, gate.Env{Mode: gate.ModeApproveAll}); ev.Decision != tt.want {
+			t.Errorf("folding: %s %s: %s (%s), want %s", tt.tool, tt.path, ev.Decision, ev.Reason, tt.want)
+		}
+		if ev := everydayPolicy(t, home).Evaluate(call, gate.Env{}); ev.Decision != tt.plain {
+			t.Errorf("plain: %s %s: %s (%s), want %s", tt.tool, tt.path, ev.Decision, ev.Reason, tt.plain)
+		}
+	}
+	expectLines(t, folding, cwd, gate.ModeApproveAll, false, []lineCase{
+		{"cat .ENV", gate.Deny},
+		{"echo '{}' > .Claude/Settings.Local.json", gate.Deny},
+		{"echo x > .GIT/hooks/pre-commit", gate.Ask},
+		{"echo x > Notes.md", gate.Allow},
+	})
+}

@@ -49,6 +49,9 @@ type PolicySpec struct {
 // Policy is a compiled rules file. It is immutable and safe for concurrent
 // use; a reload compiles a new one.
 type Policy struct {
+	// foldCase, when set, replaces the check of whether a file system
+	// folds case (tests run where none does).
+	foldCase  func(abs string) bool
 	file      string
 	static    []*rule
 	agents    map[string][]*rule
