@@ -682,11 +682,22 @@ func (s *evalState) judgeInputPaths() {
 			s.parts = append(s.parts, pt)
 			return
 		}
-		if what, ref, ok := s.readDenied(strings.TrimPrefix(p, "file://"), cwd); ok {
+		raw := strings.TrimPrefix(p, "file://")
+		if what, ref, ok := s.readDenied(raw, cwd); ok {
 			pt := part{v: Verdict{Kind: "read", Subject: what}}
 			s.uncertain(&pt, "not understood: "+s.c.Tool+" is given "+what+", which is "+ruleReason(ref))
 			s.parts = append(s.parts, pt)
 			return
+		}
+		if ps, ok := resolvePath(raw, cwd, s.p.home); ok && !s.c.Remote && isDir(ps.abs) {
+			// A directory: read_many_files reads what is below it.
+			mark := len(s.parts)
+			s.judgeReadAs(&shell.Read{Path: ps.abs, Recursive: true, By: s.c.Tool}, ReadTool)
+			if pt := &s.parts[mark]; pt.v.Decision != Allow {
+				s.uncertain(pt, "not understood: "+s.c.Tool+" is given the directory "+ps.abs+", and may read what is below it: "+strings.TrimPrefix(pt.v.Reason, "not understood: "))
+				return
+			}
+			s.parts = s.parts[:mark]
 		}
 	}
 }

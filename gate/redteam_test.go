@@ -1608,3 +1608,24 @@ func TestCaseFoldingFileSystem(t *testing.T) {
 		{"echo x > Notes.md", gate.Allow},
 	})
 }
+
+// TestToolGivenADirectory: a tool judged by its name (Gemini's
+// read_many_files) given a directory reads what is below it: a secret
+// there asks a person, whatever approve_all says (round 17).
+func TestToolGivenADirectory(t *testing.T) {
+	home, cwd := everydayTree(t)
+	writeTree(t, cwd, map[string]string{"conf/.env.local": "S=1", "conf/app.yaml": "x", "docs2/a.md": "x"})
+	p := everydayPolicy(t, home)
+	for _, tt := range []struct {
+		input string
+		want  gate.Action
+	}{
+		{`{"paths":["conf"]}`, gate.Ask},
+		{`{"paths":["docs2"]}`, gate.Allow},
+	} {
+		ev := p.Evaluate(gate.Call{Agent: "gemini", Tool: "read_many_files", Input: json.RawMessage(tt.input), Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll})
+		if ev.Decision != tt.want || tt.want == gate.Ask && !ev.Uncertain {
+			t.Errorf("read_many_files %s: %s uncertain=%v (%s), want %s", tt.input, ev.Decision, ev.Uncertain, ev.Reason, tt.want)
+		}
+	}
+}
