@@ -32,8 +32,10 @@ func trackedOnly(dir string, files []string) []string {
 		return files
 	}
 	out := files[:0:0]
+	listed := make(map[string]bool, len(files))
 	nested := map[string]bool{} // directory → it or a parent below root is another repository
 	for _, f := range files {
+		listed[f] = true
 		rel, err := filepath.Rel(root, f)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || tracked[filepath.ToSlash(rel)] ||
 			inNestedRepo(root, filepath.Dir(f), nested) {
@@ -41,6 +43,16 @@ func trackedOnly(dir string, files []string) []string {
 			// this index does not list, and git grep/diff may read with
 			// --recurse-submodules or --submodule=diff).
 			out = append(out, f)
+		}
+	}
+	// A tracked file missing from the disk (deleted, or kept with
+	// assume-unchanged) is printed from the index: git diff shows it
+	// whole as deleted.
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		for rel := range tracked {
+			if abs := filepath.Join(root, filepath.FromSlash(rel)); !listed[abs] && under(abs, real) {
+				out = append(out, abs)
+			}
 		}
 	}
 	return out

@@ -669,8 +669,8 @@ func (s *evalState) judgeHistory(pt *part, r *shell.Read, tool string) {
 	// paths whose history it prints.
 	files := len(r.Revisions) > 0 && (r.By == "git diff" || r.By == "git grep") && !r.Dashed
 	for _, rev := range r.Revisions {
-		if strings.HasPrefix(rev, ":") {
-			files = false // :/REGEX, :PATH: an object, whatever the disk holds
+		if rev == "" || strings.HasPrefix(rev, ":") {
+			files = false // :/REGEX, :PATH, standard input: objects, whatever the disk holds
 		}
 		p := rev
 		if !filepath.IsAbs(p) {

@@ -1406,6 +1406,22 @@ func TestRound17ShellForms(t *testing.T) {
 		{`awk '/^[[:alpha:]]+$/ { print $1 }' main.go`, gate.Allow},
 		// bash decodes a $'...' here-document delimiter.
 		{"cat <<$'E\\x41'\nEA\ntouch /tmp/pwned\nE\\x41", gate.Ask},
+		// zsh: $#name[...] and $+name are a length and a test with a
+		// subscript; $'...' escapes bash keeps and zsh drops; hash
+		// NAME=PATH; COLUMNS is arithmetic; more arithmetic arguments.
+		{`echo $#PWD['$(touch /tmp/pwned)']`, gate.Ask},
+		{"echo $+HOME", gate.Ask},
+		{`cat ~/$'\.ssh/i\d_rsa'`, gate.Ask},
+		{`echo x > $'.clau\de/settings.json'`, gate.Ask},
+		{"hash ls=/usr/bin/touch; ls /tmp/pwned", gate.Ask},
+		{`COLUMNS='argv[$(touch /tmp/pwned)1]' ls`, gate.Ask},
+		{`test -t 'a[$(touch /tmp/pwned)1]'`, gate.Ask},
+		{`read -d x -t 'a[$(touch /tmp/pwned)1]' y`, gate.Ask},
+		{"echo $# $'a\tb'", gate.Allow},
+		{"read -r -t 5 x", gate.Allow},
+		// file -m takes a list of magic files, split on ":".
+		{"file -m ~/.ssh/id_rsa:x main.go", gate.Deny},
+		{"file main.go", gate.Allow},
 		// until's body runs when its condition failed.
 		{"cd ~ && until cd " + cwd + "/nonexist; do cat .ssh/id_rsa; break; done", gate.Ask},
 	})
@@ -1565,6 +1581,9 @@ func TestGitRound17(t *testing.T) {
 		{"echo '[core] fsmonitor = touch /tmp/pwned' > .gitconfig", gate.Ask},
 		{"echo 'touch /tmp/pwned' > .husky/pre-commit", gate.Ask},
 		{"echo x > notes.txt", gate.Allow},
+		// git diff takes revisions from standard input and from the refs.
+		{"git diff --stdin <<< HEAD~1", gate.Ask},
+		{"git diff --branches='ma*'", gate.Ask},
 		// git config prints what its includes hold.
 		{"git config --list", gate.Deny},
 		{"git status", gate.Allow},
@@ -1628,4 +1647,19 @@ func TestToolGivenADirectory(t *testing.T) {
 			t.Errorf("read_many_files %s: %s uncertain=%v (%s), want %s", tt.input, ev.Decision, ev.Uncertain, ev.Reason, tt.want)
 		}
 	}
+}
+
+// TestGitDiffPrintsTheIndex: a tracked file deleted from the disk is
+// printed whole from the index by a plain git diff (round 17).
+func TestGitDiffPrintsTheIndex(t *testing.T) {
+	home, cwd := everydayTree(t)
+	writeTree(t, cwd, map[string]string{"deploy.pem": "KEY"})
+	gate.GitRun(t, cwd, "add", "deploy.pem")
+	if err := os.Remove(filepath.Join(cwd, "deploy.pem")); err != nil {
+		t.Fatal(err)
+	}
+	expectLines(t, everydayPolicy(t, home), cwd, gate.ModeApproveAll, false, []lineCase{
+		{"git diff", gate.Ask},
+		{"git log --oneline -3", gate.Allow},
+	})
 }

@@ -218,6 +218,20 @@ func zshOnly(src string) string {
 			return "`" + z + "`, which zsh reads differently from bash (an agent's shell may be zsh)"
 		}
 	}
+	// $#name, $+name (zsh: a length, whether it is set, with a subscript
+	// that runs $(...)); $# then text to bash.
+	for _, pre := range [...]string{"$#", "$+"} {
+		for i := strings.Index(src, pre); i >= 0; {
+			if j := i + 2; j < len(src) && (validName(src[j:j+1]) || strings.IndexByte("[*@", src[j]) >= 0) {
+				return "`" + src[i:j+1] + "`, a length or a test to zsh (an agent's shell may be zsh)"
+			}
+			n := strings.Index(src[i+2:], pre)
+			if n < 0 {
+				break
+			}
+			i += 2 + n
+		}
+	}
 	// <N-M>, <N->, <-M>, <->: a numeric-range glob in zsh, redirections
 	// in bash (sed <0-9>e\ x: zsh passes a file named 1e x to sed).
 	for i := strings.IndexByte(src, '<'); i >= 0; {

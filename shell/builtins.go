@@ -251,8 +251,8 @@ func (a *analyzer) builtin(fs []field, source, envHazard, wrapper string) bool {
 		}
 	case "hash":
 		for _, f := range args {
-			if strings.HasPrefix(f.s, "-") && strings.ContainsAny(f.s, "pd") || f.dyn {
-				why = "hash -p changes which program a name runs"
+			if strings.HasPrefix(f.s, "-") && strings.ContainsAny(f.s, "pd") || f.dyn || strings.Contains(f.s, "=") {
+				why = "hash -p (zsh: hash NAME=PATH) changes which program a name runs"
 			}
 		}
 	case "exec":
@@ -429,26 +429,48 @@ func (a *analyzer) printfV(args []field) string {
 func (a *analyzer) zshMath(name string, args []field) string {
 	var math []field
 	switch name {
-	case "shift", "exit", "return", "bye":
+	case "shift", "exit", "return", "bye", "break", "continue":
 		math = args
+	case "kill":
+		for _, f := range args {
+			if !strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "%") {
+				math = append(math, f)
+			}
+		}
 	case "read":
+		// Each option with a value takes the rest of its word or the next
+		// one; zsh evaluates -t, -n, -N, -u and -k's as arithmetic.
+	options:
 		for i := 0; i < len(args); i++ {
 			s := args[i].s
-			if !strings.HasPrefix(s, "-") || s == "--" {
+			if !strings.HasPrefix(s, "-") || s == "--" || s == "-" {
 				break
 			}
-			if j := strings.IndexAny(s, "tnNuk"); j > 0 && strings.IndexAny(s[1:j], "adpi") < 0 {
-				if j+1 < len(s) {
-					math = append(math, field{s: s[j+1:]})
-				} else if i+1 < len(args) {
-					i++
-					math = append(math, args[i])
+			for j := 1; j < len(s); j++ {
+				if strings.IndexByte("adinNptuk", s[j]) < 0 {
+					continue
 				}
+				v := field{s: s[j+1:]}
+				if j+1 == len(s) {
+					if i+1 >= len(args) {
+						break options
+					}
+					i++
+					v = args[i]
+				}
+				if strings.IndexByte("tnNuk", s[j]) >= 0 {
+					math = append(math, v)
+				}
+				break
 			}
 		}
 	case "test", "[":
 		for i, f := range args {
 			switch f.s {
+			case "-t":
+				if i+1 < len(args) {
+					math = append(math, args[i+1])
+				}
 			case "-eq", "-ne", "-lt", "-le", "-gt", "-ge":
 				if i > 0 {
 					math = append(math, args[i-1])

@@ -68,15 +68,16 @@ var shellVars = map[string]bool{
 }
 
 // safeEnv are upper-case names that may be set: they tune output, builds
-// and tests, and run nothing.
+// and tests, and run nothing. (Not COLUMNS or LINES: zsh evaluates what
+// they are given as arithmetic, where a subscript runs $(...).)
 var safeEnv = map[string]bool{
 	"CI": true, "DEBUG": true, "VERBOSE": true, "QUIET": true, "NODE_ENV": true, "RAILS_ENV": true, "RACK_ENV": true,
 	"APP_ENV": true, "FLASK_ENV": true, "FLASK_DEBUG": true, "GOOS": true, "GOARCH": true, "GOARM": true,
 	"GOAMD64": true, "CGO_ENABLED": true, "GO111MODULE": true, "GOMAXPROCS": true, "GOTRACEBACK": true, "GOGC": true,
 	"GOMEMLIMIT": true, "RUST_BACKTRACE": true, "RUST_LOG": true, "RUST_TEST_THREADS": true, "CARGO_TERM_COLOR": true,
 	"CARGO_INCREMENTAL": true, "LOG_LEVEL": true, "LOGLEVEL": true, "LANG": true, "LANGUAGE": true, "TZ": true,
-	"TERM": true, "NO_COLOR": true, "FORCE_COLOR": true, "CLICOLOR": true, "CLICOLOR_FORCE": true, "COLUMNS": true,
-	"LINES": true, "PORT": true, "PYTHONUNBUFFERED": true, "PYTHONDONTWRITEBYTECODE": true, "PYTHONHASHSEED": true,
+	"TERM": true, "NO_COLOR": true, "FORCE_COLOR": true, "CLICOLOR": true, "CLICOLOR_FORCE": true,
+	"PORT": true, "PYTHONUNBUFFERED": true, "PYTHONDONTWRITEBYTECODE": true, "PYTHONHASHSEED": true,
 	"PYTHONIOENCODING": true, "PYTHONUTF8": true, "NODE_NO_WARNINGS": true, "GIT_AUTHOR_NAME": true,
 	"GIT_AUTHOR_EMAIL": true, "GIT_AUTHOR_DATE": true, "GIT_COMMITTER_NAME": true, "GIT_COMMITTER_EMAIL": true,
 	"GIT_COMMITTER_DATE": true, "GIT_TERMINAL_PROMPT": true, "GIT_OPTIONAL_LOCKS": true, "HUSKY": true,

@@ -582,6 +582,12 @@ func gitFileOption(sub, opt string) bool {
 // which tells their content one question at a time), diff and grep given a
 // revision or the index, stash show, range-diff. operands are its words
 // before "--" that may be revisions (or, for diff and grep, files).
+// gitRevOption are the options that select revisions from the refs
+// (setup_revisions), which git diff takes as its revisions.
+var gitRevOption = map[string]bool{"all": true, "branches": true, "tags": true, "remotes": true, "glob": true,
+	"reflog": true, "exclude": true, "alternate-refs": true, "indexed-objects": true, "bisect": true, "not": true,
+	"exclude-hidden": true, "single-worktree": true}
+
 func gitPrintsHistory(sub string, rest []field) (history bool, operands []string) {
 	pattern := sub == "grep"
 	index := false
@@ -599,6 +605,11 @@ func gitPrintsHistory(sub string, rest []field) (history bool, operands []string
 				operands = append(operands, "")
 			case strings.HasPrefix("cached", name) || strings.HasPrefix("staged", name) || strings.HasPrefix("merge-base", name):
 				index = true
+			case sub == "diff" && name == "stdin":
+				operands = append(operands, "") // revisions on standard input
+			case sub == "diff" && gitRevOption[name]:
+				// Revisions picked from the refs (--branches='ol*').
+				operands = append(operands, "--"+name)
 			case sub == "grep" && (strings.HasPrefix("regexp", name) || name == "file" || name == "fi" || name == "fil"):
 				pattern = false
 				if !hasVal {

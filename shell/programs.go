@@ -437,6 +437,15 @@ func (a *analyzer) program(name string, fs []field) (dynamic, hazard string, kno
 		if p.readOpt[o.name] {
 			// diff --from-file=DIR reads DIR's files named like the operands.
 			a.addRead(o.val, name+" "+o.name, p.recursive["*"])
+			if name == "file" && !o.val.dyn && strings.Contains(o.val.s, ":") {
+				// file -m A:B loads each (and prints the lines it cannot
+				// parse).
+				for _, part := range strings.Split(o.val.s, ":") {
+					if part != "" {
+						a.addRead(field{s: part}, name+" "+o.name, false)
+					}
+				}
+			}
 		}
 		if p.listOpt[o.name] {
 			return "not understood: " + name + " " + o.name + " reads the files named in another file", hazard, true

@@ -329,6 +329,9 @@ func (r *resolver) part(b, pat []byte, p syntax.WordPart, first bool, ctx wordCt
 	case *syntax.SglQuoted:
 		f.quoted = true
 		if p.Dollar {
+			if e := ansiCOther(p.Value); e != "" {
+				r.a.notUnderstood("the escape " + e + " in $'...' (bash keeps an unknown escape's backslash, zsh drops it; \\c, \\u and \\U differ too)")
+			}
 			b = appendANSIC(b, p.Value)
 		} else {
 			b = append(b, p.Value...)
@@ -750,6 +753,24 @@ func appendEscapedLit(b []byte, v, escapable string) []byte {
 // appendANSIC decodes a $'...' string. Decoded control characters other than
 // newline and tab become Dyn, so a decoded NUL can never forge Dyn and a
 // decoded \r can never hide text.
+// ansiCOther returns the first escape in the text of $'...' that bash and
+// zsh read differently, "" when there is none.
+func ansiCOther(v string) string {
+	for i := 0; i+1 < len(v); i++ {
+		if v[i] != '\\' {
+			continue
+		}
+		i++
+		switch e := v[i]; {
+		case strings.IndexByte("abeEfnrtv\\'\"01234567", e) >= 0:
+		case e == 'x' && i+1 < len(v) && isHex(v[i+1]):
+		default:
+			return "\\" + string(e)
+		}
+	}
+	return ""
+}
+
 func appendANSIC(b []byte, v string) []byte {
 	put := func(r rune) {
 		switch {
