@@ -1422,6 +1422,28 @@ func TestRound17ShellForms(t *testing.T) {
 		// file -m takes a list of magic files, split on ":".
 		{"file -m ~/.ssh/id_rsa:x main.go", gate.Deny},
 		{"file main.go", gate.Allow},
+		// The shell state bash really leaves: a break or continue, a
+		// while's condition, an expansion error that skips the rest of
+		// its line, an assignment-only command's redirections, declare
+		// expanding every argument first, an array conversion bash
+		// refuses, a redirection that fails, a builtin behind a program.
+		{"x=main.go; for i in 1; do x=.env; break; x=main.go; done; cat $x", gate.Ask},
+		{"x=main.go; for i in 1 2; do x=.env; continue; x=main.go; done; cat $x", gate.Ask},
+		{"x=main.go; while x=.env; false; do x=main.go; done; cat $x", gate.Ask},
+		{"while cd /tmp && false; do cd " + cwd + "; done && touch x", gate.Ask},
+		{"x=main.go\nx=.env; echo $((1/0)); x=main.go\ncat $x", gate.Ask},
+		{"x=.env; echo ${@:0:-1}; x=main.go\ncat $x", gate.Ask},
+		{"x=main.go; x=.claude/settings.json >$x; echo done", gate.Deny},
+		{`x=main.go; x=.env <<< "$(cat $x > out.txt)"; cat out.txt`, gate.Deny},
+		{"x=.env; declare x=main.go y=$x; cat $y", gate.Deny},
+		{"x=.env; declare -A x; declare -a x=main.go; cat $x", gate.Ask},
+		{"x=.env; { x=main.go; } < nofile; cat $x", gate.Ask},
+		{"x=.env; nice builtin export x=main.go; cat $x", gate.Deny},
+		{"timeout 5 eval x=main.go", gate.Ask},
+		{"for i in 1 2; do echo $i; done; cat main.go", gate.Allow},
+		{"n=$((10/2)); echo $n\ncat main.go", gate.Allow},
+		{"cd docs > /dev/null && cat notes.md", gate.Allow},
+		{"declare x=main.go y=go.mod; cat $x $y", gate.Allow},
 		// until's body runs when its condition failed.
 		{"cd ~ && until cd " + cwd + "/nonexist; do cat .ssh/id_rsa; break; done", gate.Ask},
 	})

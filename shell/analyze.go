@@ -75,6 +75,14 @@ type analyzer struct {
 	src     string
 	wrapper string
 	depth   int
+	// aborted is the state when an expansion that may fail was met on
+	// the line being walked: bash then skips the rest of the line, so
+	// what follows on it may not happen (nil when none was).
+	aborted *state
+	// exits holds, per loop being walked (innermost last), the states in
+	// which it may end: after a while or until condition, at a break or
+	// continue.
+	exits [][]*state
 }
 
 // state is the shell state the line itself sets up, as far as it is known.
@@ -303,8 +311,56 @@ func (a *analyzer) script(src, wrapper string, depth int) {
 	saved := a.src
 	savedW, savedD := a.wrapper, a.depth
 	a.src, a.wrapper, a.depth = src, wrapper, depth
-	a.stmts(f.Stmts)
+	a.lines(f.Stmts)
 	a.src, a.wrapper, a.depth = saved, savedW, savedD
+}
+
+// lines walks a script's statements line by line, as bash reads them: an
+// expansion error ($((1/0)), ${x:?}) skips the rest of its line, so the
+// state it met may be the one the next line starts from.
+func (a *analyzer) lines(ss []*syntax.Stmt) {
+	savedAbort := a.aborted
+	a.aborted = nil
+	end := uint(0)
+	for i := 0; i < len(ss); {
+		j := i + 1
+		end = ss[i].End().Line()
+		for j < len(ss) && ss[j].Pos().Line() <= end {
+			if e := ss[j].End().Line(); e > end {
+				end = e
+			}
+			j++
+		}
+		a.stmtsThen(ss[i:j], j < len(ss))
+		if a.aborted != nil {
+			a.st.merge(a.aborted)
+			a.aborted = nil
+		}
+		i = j
+	}
+	a.aborted = savedAbort
+}
+
+// mayAbort notes an expansion that may fail on the line being walked.
+func (a *analyzer) mayAbort() {
+	if a.aborted == nil && a.inSubst == 0 {
+		a.aborted = a.st.clone()
+	}
+}
+
+// arithMayFail reports arithmetic text whose evaluation may be an error:
+// a division, a remainder, a power, a base (2#2), or a number with a
+// leading 0 (08 is not octal).
+func arithMayFail(text string) bool {
+	if strings.ContainsAny(text, "/%#") || strings.Contains(text, "**") {
+		return true
+	}
+	for i := 0; i+1 < len(text); i++ {
+		if text[i] == '0' && text[i+1] >= '0' && text[i+1] <= '9' && (i == 0 || !validName(text[i-1:i]) && (text[i-1] < '0' || text[i-1] > '9')) {
+			return true
+		}
+	}
+	return false
 }
 
 // parserDisagreement reports text that mvdan/sh and bash read differently.
@@ -373,11 +429,14 @@ func (a *analyzer) source(n syntax.Node) string {
 // stmts walks a list. A `cd` that fails leaves the directory as it was,
 // and the next statement of a list runs either way: after a statement that
 // moved the directory, the directory is unknown (`cd x && ...` is exact).
-func (a *analyzer) stmts(ss []*syntax.Stmt) {
+func (a *analyzer) stmts(ss []*syntax.Stmt) { a.stmtsThen(ss, false) }
+
+// stmtsThen walks a list of statements; more says others follow it.
+func (a *analyzer) stmtsThen(ss []*syntax.Stmt, more bool) {
 	for i, s := range ss {
 		before, dirs := a.st.cwd, a.st.dirs
 		a.stmt(s, stdinNone)
-		if i < len(ss)-1 && (a.st.cwd != before || !slices.Equal(a.st.dirs, dirs)) {
+		if (more || i < len(ss)-1) && (a.st.cwd != before || !slices.Equal(a.st.dirs, dirs)) {
 			// A pushd that failed left the stack as it was, too.
 			a.st.cwd, a.st.dirs = "", nil
 		}
@@ -412,6 +471,21 @@ func (a *analyzer) stmt(s *syntax.Stmt, in stdinKind) {
 		pre := a.st.copy()
 		defer a.st.merge(&pre)
 	}
+	if len(s.Redirs) > 0 && !redirsCannotFail(s.Redirs) {
+		// A redirection that fails (a missing file, a directory, a closed
+		// fd) skips the command: what it would change may not happen.
+		pre := a.st.copy()
+		defer a.st.merge(&pre)
+	}
+	if ce, ok := s.Cmd.(*syntax.CallExpr); ok && len(ce.Args) == 0 && len(ce.Assigns) > 0 && len(s.Redirs) > 0 {
+		// With no command word, bash assigns first and then opens the
+		// redirections: their words see the new values (x=F >$x).
+		a.call(ce, in, nil)
+		for _, r := range s.Redirs {
+			a.redirect(r)
+		}
+		return
+	}
 	var script *stdinScript
 	mark := len(a.an.Reads)
 	for _, r := range s.Redirs {
@@ -430,6 +504,28 @@ func (a *analyzer) stmt(s *syntax.Stmt, in stdinKind) {
 		return
 	}
 	a.command(s.Cmd, in, script)
+}
+
+// redirsCannotFail reports redirections that open nothing that may be
+// missing: /dev/null, the standard descriptors duplicated, here-documents
+// and here-strings.
+func redirsCannotFail(rs []*syntax.Redirect) bool {
+	for _, r := range rs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			continue
+		case syntax.DplOut, syntax.DplIn:
+			if l := r.Word.Lit(); l == "1" || l == "2" || l == "0" || l == "-" {
+				continue
+			}
+		default:
+			if r.Word.Lit() == "/dev/null" {
+				continue
+			}
+		}
+		return false
+	}
+	return true
 }
 
 // stdinScript is a literal script a command gets on its standard input from
@@ -482,6 +578,7 @@ func (a *analyzer) command(c syntax.Command, in stdinKind, script *stdinScript) 
 		a.loop(func() {
 			pre := a.st.copy()
 			a.stmts(c.Cond)
+			a.loopExit(false) // the loop ends after its condition
 			if c.Until {
 				// until's body runs when the condition failed: its
 				// changes (a cd) may not have happened.
@@ -539,6 +636,14 @@ func (a *analyzer) branch(fn func()) {
 // changes the state, it is walked again from the merged (partly unknown)
 // state, so the second pass sees what the first one left.
 func (a *analyzer) loop(fn func()) {
+	a.exits = append(a.exits, nil)
+	defer func() {
+		// The loop may end in any state it may leave in.
+		for _, e := range a.exits[len(a.exits)-1] {
+			a.st.merge(e)
+		}
+		a.exits = a.exits[:len(a.exits)-1]
+	}()
 	mark := len(a.an.Commands)
 	marks := [3]int{len(a.an.Writes), len(a.an.Reads), len(a.an.Network)}
 	// Walk the body again from the merged state until a pass changes
@@ -560,6 +665,17 @@ func (a *analyzer) loop(fn func()) {
 		}
 		a.an.Commands = a.an.Commands[:mark]
 		a.an.Writes, a.an.Reads, a.an.Network = a.an.Writes[:marks[0]], a.an.Reads[:marks[1]], a.an.Network[:marks[2]]
+	}
+}
+
+// loopExit records the current state as one the innermost loop (with all,
+// every loop: break 2) may end in.
+func (a *analyzer) loopExit(all bool) {
+	for i := len(a.exits) - 1; i >= 0; i-- {
+		a.exits[i] = append(a.exits[i], a.st.clone())
+		if !all {
+			return
+		}
 	}
 }
 
@@ -619,6 +735,7 @@ func (a *analyzer) forClause(c *syntax.ForClause) {
 		a.arith(l.Init)
 		a.loop(func() {
 			a.arith(l.Cond)
+			a.loopExit(false)
 			a.stmts(c.Do)
 			a.arith(l.Post)
 		})

@@ -23,6 +23,24 @@ func (a *analyzer) declClause(d *syntax.DeclClause) {
 	argv := []field{{s: variant}}
 	exported := variant == "export"
 	opts := true
+	// bash expands every argument before it assigns any (declare x=a y=$x
+	// gives y the old x); -a/-A/+a/+A conversions bash may refuse, keeping
+	// the old value.
+	type pend struct {
+		name string
+		v    value
+	}
+	var pending []pend
+	arrays := false
+	defer func() {
+		for _, p := range pending {
+			if arrays {
+				a.st.setUnknown(p.name)
+			} else {
+				a.st.set(p.name, p.v)
+			}
+		}
+	}()
 	for _, as := range d.Args {
 		switch {
 		case as.Naked && as.Name == nil && as.Value != nil:
@@ -44,10 +62,13 @@ func (a *analyzer) declClause(d *syntax.DeclClause) {
 					if strings.Contains(f.s, "x") && f.s[0] == '-' {
 						exported = true
 					}
+					arrays = arrays || strings.ContainsAny(f.s, "aA")
 					continue
 				}
 				opts = false
-				a.declWord(variant, f.s, exported)
+				if name, v, ok := a.declWord(variant, f.s, exported); ok {
+					pending = append(pending, pend{name, v})
+				}
 			}
 		case as.Name != nil:
 			opts = false
@@ -66,7 +87,7 @@ func (a *analyzer) declClause(d *syntax.DeclClause) {
 				}
 				continue
 			}
-			a.st.set(name, v)
+			pending = append(pending, pend{name, v})
 			text := as.Name.Value + "="
 			if as.Array != nil || as.Index != nil {
 				argv = append(argv, field{s: text + Dyn, dyn: true, expanded: true})
@@ -105,12 +126,12 @@ func declOptions(variant, s string) string {
 
 // declWord handles a run-time NAME or NAME=VALUE argument of declare and
 // friends, given as a literal.
-func (a *analyzer) declWord(variant, s string, exported bool) {
+func (a *analyzer) declWord(variant, s string, exported bool) (string, value, bool) {
 	name, val, hasVal := strings.Cut(s, "=")
 	name = strings.TrimSuffix(name, "+")
 	if !validName(name) {
 		a.notUnderstood(variant + " of `" + s + "`, which bash evaluates as a subscript or compound assignment")
-		return
+		return "", value{}, false
 	}
 	if why := assignable(name, exported); why != "" {
 		a.notUnderstood(variant + " assignment " + why)
@@ -119,13 +140,13 @@ func (a *analyzer) declWord(variant, s string, exported bool) {
 		if _, known := a.st.vars[name]; !known {
 			a.st.setUnknown(name)
 		}
-		return
+		return "", value{}, false
 	}
 	if strings.HasPrefix(val, "(") {
 		a.notUnderstood(variant + " of a quoted compound assignment, which bash evaluates")
-		return
+		return "", value{}, false
 	}
-	a.st.set(name, value{f: field{s: val}})
+	return name, value{f: field{s: val}}, true
 }
 
 // builtin handles the bash builtins that change the shell's state or
@@ -135,6 +156,11 @@ func (a *analyzer) builtin(fs []field, source, envHazard, wrapper string) bool {
 	args := fs[1:]
 	why := ""
 	cwd := a.st.cwd // where the builtin runs, before it moves it
+	if name == "break" || name == "continue" {
+		// The loop ends here, or goes on with this state (continue):
+		// what the rest of the body does may not happen.
+		a.loopExit(true)
+	}
 	if w := a.zshMath(name, args); w != "" {
 		i := a.record(fs, source, wrapper, "not understood: "+w, envHazard)
 		a.an.Commands[i].Cwd = cwd
@@ -179,7 +205,7 @@ func (a *analyzer) builtin(fs []field, source, envHazard, wrapper string) bool {
 	case "export", "declare", "typeset":
 		// Reached only when the name was quoted or came from a wrapper:
 		// every argument is assigned at run time.
-		exported := name == "export"
+		exported, arrays := name == "export", false
 		for _, f := range args {
 			if f.dyn || f.glob {
 				why = name + " with an argument only known at run time"
@@ -189,9 +215,15 @@ func (a *analyzer) builtin(fs []field, source, envHazard, wrapper string) bool {
 				if w := declOptions(name, f.s); w != "" {
 					why = w
 				}
+				arrays = arrays || strings.ContainsAny(f.s, "aA")
 				continue
 			}
-			a.declWord(name, f.s, exported)
+			// (The words were expanded before: their values are as given.)
+			if n, v, ok := a.declWord(name, f.s, exported); ok && !arrays {
+				a.st.set(n, v)
+			} else if ok {
+				a.st.setUnknown(n)
+			}
 		}
 	case "read":
 		why = a.readNames(args, "aduinNpt", "a")

@@ -386,6 +386,9 @@ func (r *resolver) subst(b []byte, p syntax.WordPart, f *field) []byte {
 		a.subshell(func() { a.stmts(p.Stmts) })
 		a.inSubst--
 	case *syntax.ArithmExp:
+		if arithMayFail(a.source(p)) {
+			a.mayAbort()
+		}
 		a.inWord++
 		a.arith(p.X)
 		a.inWord--
@@ -467,8 +470,12 @@ func (r *resolver) param(b []byte, pe *syntax.ParamExp, quoted bool, f *field) [
 		}
 	}
 	if pe.Slice != nil {
+		a.mayAbort() // ${@:0:-1}: a bad offset or length
 		a.arith(pe.Slice.Offset)
 		a.arith(pe.Slice.Length)
+	}
+	if pe.Exp != nil && (pe.Exp.Op == syntax.ErrorUnset || pe.Exp.Op == syntax.ErrorUnsetOrNull) {
+		a.mayAbort() // ${x:?msg}
 	}
 	if pe.Repl != nil {
 		r.single(pe.Repl.Orig, ctxPattern)

@@ -47,6 +47,19 @@ var wrapperSpecs = map[string]wrapperSpec{
 	"watch":      {shortArg: "nq", longArg: []string{"interval", "equexit"}},
 }
 
+// shellOnly are bash builtins with no program of their name (or, on some
+// systems, one that runs them in a child shell). Read-only.
+var shellOnly = map[string]bool{
+	"builtin": true, "command": true, "eval": true, "export": true, "declare": true, "typeset": true,
+	"local": true, "readonly": true, "cd": true, "pushd": true, "popd": true, "dirs": true, "set": true,
+	"unset": true, "shift": true, "source": true, ".": true, "alias": true, "unalias": true, "read": true,
+	"hash": true, "trap": true, "exit": true, "return": true, "break": true, "continue": true, "let": true,
+	"ulimit": true, "umask": true, "wait": true, "jobs": true, "fg": true, "bg": true, "disown": true,
+	"shopt": true, "enable": true, "mapfile": true, "readarray": true, "getopts": true, "history": true,
+	"fc": true, "suspend": true, "logout": true, "caller": true, "compgen": true, "complete": true,
+	"compopt": true, "bind": true, "times": true, "type": true, "exec": true,
+}
+
 // shells are the interpreters whose -c STRING is a command line.
 func isShell(name string) bool {
 	switch name {
@@ -182,6 +195,12 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 	}
 	if len(inner) == 0 && name != "xargs" {
 		return false, ""
+	}
+	if name != "command" && name != "builtin" && name != "exec" && len(inner) > 0 && shellOnly[inner[0].s] && !inner[0].dyn {
+		// A program runs its command as a program: a shell builtin there
+		// is no such program (or one in a child shell), and changes
+		// nothing here (nice builtin export x=...).
+		return true, "not understood: " + name + " runs the shell builtin " + inner[0].s + " as a program"
 	}
 	if name == "watch" && !opt.exec {
 		return true, a.payload(joinFields(inner), "watch", source, depth) // watch runs `sh -c "ARGS"`
