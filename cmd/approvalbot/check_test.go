@@ -87,7 +87,7 @@ func TestCheckDecisions(t *testing.T) {
 		lines    []int // rule line per sub-command (0: no rule)
 	}{
 		{"allow", []string{"--cwd", "/work/proj", "--", "git status"}, "allow", []int{5}},
-		{"deny wins", []string{"--cwd", "/work/proj", "--", "git status && rm -rf /tmp/x"}, "deny", []int{5, 7}},
+		{"deny wins", []string{"--cwd", "/work/proj", "--", "git status && rm -rf build"}, "deny", []int{5, 7}},
 		{"ask", []string{"--cwd", "/work/proj", "--", "git", "push", "origin", "main"}, "ask", []int{6}},
 		{"agent layer", []string{"--agent", "ci", "--cwd", "/work/proj", "--", "git push origin main"}, "allow", []int{10}},
 		{"strict mode", []string{"--mode", "strict", "--cwd", "/work/proj", "--", "git push"}, "deny", []int{6}},

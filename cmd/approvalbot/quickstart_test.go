@@ -42,8 +42,9 @@ func TestQuickStart(t *testing.T) {
 	if err := json.Unmarshal([]byte(run("check", "--json", "--", "git status && rm -rf /")), &chk); err != nil {
 		t.Fatal(err)
 	}
-	if chk.Decision != "deny" || len(chk.Commands) != 2 {
-		t.Errorf("check = %+v, want deny with 2 commands", chk)
+	// git status allowed, rm denied (and its write of / judged too).
+	if chk.Decision != "deny" || len(chk.Commands) < 2 || chk.Commands[0].Decision != "allow" || chk.Commands[1].Decision != "deny" {
+		t.Errorf("check = %+v, want deny: git status allowed, rm denied", chk)
 	}
 
 	// A call that asks, through the API, waiting for a person.
