@@ -210,9 +210,18 @@ func (s *evalState) judgeMatches(pt *part, r *shell.Read, files []string, tool s
 // pattern that does not compile keeps every file.
 func included(files, include []string) []string {
 	out := files[:0:0]
+	pats := make([]string, len(include))
+	for i, pat := range include {
+		// fnmatch's [!x] is Go's [^x]; a class ([[:alpha:]]) or a
+		// collating element is not Go's: such a pattern names every file.
+		pats[i] = strings.ReplaceAll(pat, "[!", "[^")
+		if strings.Contains(pat, "[:") || strings.Contains(pat, "[=") || strings.Contains(pat, "[.") {
+			pats[i] = "*"
+		}
+	}
 	for _, f := range files {
 		base := filepath.Base(f)
-		for _, pat := range include {
+		for _, pat := range pats {
 			if m, err := filepath.Match(pat, base); m || err != nil {
 				out = append(out, f)
 				break

@@ -1444,6 +1444,22 @@ func TestRound17ShellForms(t *testing.T) {
 		{"n=$((10/2)); echo $n\ncat main.go", gate.Allow},
 		{"cd docs > /dev/null && cat notes.md", gate.Allow},
 		{"declare x=main.go y=go.mod; cat $x $y", gate.Allow},
+		// Words that may split (a run-time word, xargs's appended input)
+		// where one word is taken: find's test values and -exec command,
+		// awk -F, jq after --args (jq 1.6 reads options there too);
+		// fnmatch's [!x] and [[:class:]] in find -name; xargs -I undone
+		// by a later -L.
+		{`find . -name $(sed 's|.*|x -o -exec touch /tmp/pwned ; -quit|' main.go)`, gate.Ask},
+		{`find . -name main.go -exec echo $(echo ";" -exec touch /tmp/pwned) \;`, gate.Ask},
+		{`awk -F $(echo , 'BEGIN{system("touch /tmp/pwned")}') 1`, gate.Ask},
+		{`jq -n --args '$ARGS' "$(echo --rawfile)" a .env`, gate.Ask},
+		{"sed 's/.*/SECRET .env/' main.go | xargs grep -e", gate.Ask},
+		{"find . -name '[!x]env' -exec sort {} +", gate.Ask},
+		{"find . -name '*[[:alpha:]]nv' -exec cat {} +", gate.Ask},
+		{"echo .env | xargs -I{} -L1 grep -h -e {}", gate.Ask},
+		{"find . -name '[!.]*.go' -exec grep -l TODO {} +", gate.Allow},
+		{"echo TODO | xargs -I{} grep -h -e {} main.go", gate.Allow},
+		{"awk -F, '{ print $1 }' main.go", gate.Allow},
 		// until's body runs when its condition failed.
 		{"cd ~ && until cd " + cwd + "/nonexist; do cat .ssh/id_rsa; break; done", gate.Ask},
 	})

@@ -47,6 +47,11 @@ func (a *analyzer) awk(name string, fs []field) (string, string) {
 			if i < len(args) && args[i].dyn && s == "-v" {
 				return "not understood: awk -v with a value only known at run time", ""
 			}
+			if i < len(args) {
+				if why := splitValue(args[i], s, "awk"); why != "" {
+					return "not understood: " + why, ""
+				}
+			}
 		case strings.HasPrefix(s, "-F") || strings.HasPrefix(s, "-v"):
 		default:
 			return "not understood: awk option " + s, ""

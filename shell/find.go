@@ -50,10 +50,22 @@ func (a *analyzer) find(fs []field) (string, string) {
 		}
 		s := f.s
 		if findExec(s) {
-			i = findExecEnd(args, i+1, s)
+			end := findExecEnd(args, i+1, s)
+			for _, w := range args[i+1 : min(end, len(args))] {
+				if w.dyn && w.split {
+					// It may split into a `;` that ends the command early.
+					return "not understood: an unquoted word only known at run time in find's " + s + " command", ""
+				}
+			}
+			i = end
 			continue
 		}
 		if n, ok := findPreds[s]; ok {
+			for _, w := range args[i+1 : min(i+1+n, len(args))] {
+				if why := splitValue(w, s, "find"); why != "" {
+					return "not understood: " + why, ""
+				}
+			}
 			i += n
 			continue
 		}

@@ -16,8 +16,8 @@ func (a *analyzer) jq(fs []field) (string, string) {
 		f := args[i]
 		// After --args, words are arguments, not files; options are still
 		// options (jq goes on parsing them).
-		if positional && haveFilter && !strings.HasPrefix(f.s, "-") && !f.split && !f.glob {
-			continue
+		if positional && haveFilter && !strings.HasPrefix(f.s, "-") && !f.dyn && !f.glob {
+			continue // (jq 1.6 reads an option there too: a run-time word may be one)
 		}
 		if f.dyn || f.glob {
 			if positional {

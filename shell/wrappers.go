@@ -654,6 +654,8 @@ func xargsOptions(own []field) (repl string, argFiles []field, why string) {
 				if hasVal {
 					repl = val
 				}
+			case "max-lines", "max-args":
+				repl = ""
 			}
 		case len(s) > 1 && s[0] == '-':
 			for k := 1; k < len(s); k++ {
@@ -674,14 +676,19 @@ func xargsOptions(own []field) (repl string, argFiles []field, why string) {
 						argFiles = append(argFiles, val)
 					case 'I':
 						repl = val.s
+					case 'L', 'n':
+						repl = "" // after -I, it appends again (GNU)
 					}
 					k = len(s)
 				case strings.IndexByte("eil", c) >= 0:
-					if c == 'i' {
+					switch c {
+					case 'i':
 						repl = "{}"
 						if rest != "" {
 							repl = rest
 						}
+					case 'l':
+						repl = ""
 					}
 					k = len(s)
 				case strings.IndexByte("0oprtx", c) >= 0:
@@ -701,7 +708,9 @@ func xargsInner(repl string, inner []field) []field {
 	out := make([]field, 0, len(inner)+1)
 	if repl == "" {
 		out = append(out, inner...)
-		return append(out, dynField())
+		words := dynField()
+		words.split = true // any number of words
+		return append(out, words)
 	}
 	for i, f := range inner {
 		if i > 0 && strings.Contains(f.s, repl) {
