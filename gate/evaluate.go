@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -674,7 +675,8 @@ func (s *evalState) judgeInputPaths() {
 		cwd = "/"
 	}
 	for _, p := range inputPathValues(in, false, 0) {
-		if strings.ContainsAny(p, "*?[") {
+		if strings.ContainsAny(p, "*?[{(") {
+			// (Gemini's glob also takes {a,b} and +(x), and ignores case.)
 			// A pattern (read_many_files' include): which files it names
 			// is the tool's own matching, which the gate does not follow.
 			pt := part{v: Verdict{Kind: "read", Subject: p}}
@@ -683,11 +685,24 @@ func (s *evalState) judgeInputPaths() {
 			return
 		}
 		raw := strings.TrimPrefix(p, "file://")
-		if what, ref, ok := s.readDenied(raw, cwd); ok {
-			pt := part{v: Verdict{Kind: "read", Subject: what}}
-			s.uncertain(&pt, "not understood: "+s.c.Tool+" is given "+what+", which is "+ruleReason(ref))
-			s.parts = append(s.parts, pt)
-			return
+		names := []string{raw}
+		if ps, ok := resolvePath(raw, cwd, s.p.home); ok && !s.c.Remote {
+			// A tool that globs may match the name in any case (.ENV).
+			if entries, err := os.ReadDir(filepath.Dir(ps.abs)); err == nil && len(entries) <= maxListed {
+				for _, e := range entries {
+					if e.Name() != ps.base && strings.EqualFold(e.Name(), ps.base) {
+						names = append(names, filepath.Join(filepath.Dir(ps.abs), e.Name()))
+					}
+				}
+			}
+		}
+		for _, n := range names {
+			if what, ref, ok := s.readDenied(n, cwd); ok {
+				pt := part{v: Verdict{Kind: "read", Subject: what}}
+				s.uncertain(&pt, "not understood: "+s.c.Tool+" is given "+p+", which may name "+what+", which is "+ruleReason(ref))
+				s.parts = append(s.parts, pt)
+				return
+			}
 		}
 		if ps, ok := resolvePath(raw, cwd, s.p.home); ok && !s.c.Remote && isDir(ps.abs) {
 			// A directory: read_many_files reads what is below it.

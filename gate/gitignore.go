@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // gitAddable keeps the files below dir that `git add` (without -f) would
@@ -121,8 +122,14 @@ func (ig *ignorer) load(file, base string) bool {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := strings.TrimRight(sc.Text(), " \t\r")
+		if !utf8.ValidString(line) {
+			return false // ripgrep stops reading the file there; git does not
+		}
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
+		}
+		if reversedRange(line) {
+			return false // ripgrep drops such a pattern; Go's matcher keeps it
 		}
 		if strings.HasPrefix(line, "!") || strings.Contains(line, "**") || strings.ContainsRune(line, '\\') ||
 			strings.Contains(line, "[!") || strings.Contains(line, "[^") {
@@ -142,6 +149,17 @@ func (ig *ignorer) load(file, base string) bool {
 		ig.dirs[base] = append(ig.dirs[base], p)
 	}
 	return sc.Err() == nil
+}
+
+// reversedRange reports a bracket expression with a range whose ends are
+// reversed ([z-a]).
+func reversedRange(p string) bool {
+	for i := 0; i+2 < len(p); i++ {
+		if p[i+1] == '-' && p[i+2] != ']' && p[i] != '[' && p[i] > p[i+2] && strings.Contains(p[:i+1], "[") {
+			return true
+		}
+	}
+	return false
 }
 
 // ignored reports whether the file at rel (slash-separated, relative to the

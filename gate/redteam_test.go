@@ -1679,6 +1679,11 @@ func TestToolGivenADirectory(t *testing.T) {
 	}{
 		{`{"paths":["conf"]}`, gate.Ask},
 		{`{"paths":["docs2"]}`, gate.Allow},
+		// Its glob takes braces and extglobs, and ignores case.
+		{`{"include":["{.env,README.md}"]}`, gate.Ask},
+		{`{"include":["+(.env)"]}`, gate.Ask},
+		{`{"paths":[".ENV"]}`, gate.Ask},
+		{`{"paths":["README.md"]}`, gate.Allow},
 	} {
 		ev := p.Evaluate(gate.Call{Agent: "gemini", Tool: "read_many_files", Input: json.RawMessage(tt.input), Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll})
 		if ev.Decision != tt.want || tt.want == gate.Ask && !ev.Uncertain {
@@ -1700,4 +1705,21 @@ func TestGitDiffPrintsTheIndex(t *testing.T) {
 		{"git diff", gate.Ask},
 		{"git log --oneline -3", gate.Allow},
 	})
+}
+
+// TestRipgrepDropsWhatItCannotRead: ripgrep stops reading a .gitignore at
+// a line that is not UTF-8 and drops a pattern with a reversed range,
+// where git and Go's matcher go on: .env is searched (round 17).
+func TestRipgrepDropsWhatItCannotRead(t *testing.T) {
+	for _, ignore := range []string{"# x\xff\n.env\n", "x\n.en[vz-a]\n"} {
+		dir := filepath.Join(t.TempDir(), "proj")
+		gate.GitRun(t, filepath.Dir(dir), "init", "-q", dir)
+		writeTree(t, dir, map[string]string{".gitignore": ignore, ".env": "S=1", "a.txt": "x"})
+		p := compile(t, specOf(r("Read", "*", gate.Allow), r("Read", "*.env", gate.Deny),
+			r("{Grep,grep}", "*", gate.Allow), r("{Grep,grep}", "*.env", gate.Deny)))
+		ev := p.Evaluate(gate.Call{Tool: "Grep", Input: json.RawMessage(`{"pattern":"S"}`), Cwd: dir}, gate.Env{})
+		if ev.Decision != gate.Ask {
+			t.Errorf(".gitignore %q: %s (%s), want ask", ignore, ev.Decision, ev.Reason)
+		}
+	}
 }
