@@ -492,6 +492,11 @@ func (s *evalState) judgeWrite(w *shell.Write) {
 		return
 	}
 	s.judgePath(&pt, WriteTool, w.Path, KindWrite)
+	if pt.v.Decision != Deny && memoryFile(w.Path) {
+		// What a command writes there is not seen: an @import in it
+		// would load a file into the agent's context.
+		s.uncertain(&pt, "not understood: a command writes "+w.Path+", an agent's memory file whose @imports load files into its context")
+	}
 	s.parts = append(s.parts, pt)
 }
 
@@ -621,6 +626,9 @@ func (s *evalState) evalPaths() {
 		}
 		s.judgePath(&pt, s.c.Tool, raw, s.kind)
 		s.parts = append(s.parts, pt)
+		if s.kind == KindWrite && pt.v.Decision != Deny {
+			s.judgeImports(raw)
+		}
 		if contentSearchTools[s.c.Tool] && pt.v.Decision != Deny {
 			// A content search reads every file below its path: judged as
 			// a recursive read, as `grep -r` in a shell would be.

@@ -1723,3 +1723,30 @@ func TestRipgrepDropsWhatItCannotRead(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryFileImports: an agent's memory file (CLAUDE.md, GEMINI.md)
+// loads the files it @imports into the agent's context at the next
+// session, with no read the gate sees (round 17).
+func TestMemoryFileImports(t *testing.T) {
+	home, cwd := everydayTree(t)
+	p := everydayPolicy(t, home)
+	for _, tt := range []struct {
+		tool, input string
+		want        gate.Action
+	}{
+		{"Write", `{"file_path":"CLAUDE.md","content":"settings: @.env"}`, gate.Ask},
+		{"Edit", `{"file_path":"GEMINI.md","old_string":"x","new_string":"see @~/.ssh/id_rsa"}`, gate.Ask},
+		{"Write", `{"file_path":".cursor/rules/a.mdc","content":"@*.env"}`, gate.Ask},
+		{"Write", `{"file_path":"CLAUDE.md","content":"see @README.md; mail a@b.c"}`, gate.Allow},
+		{"Write", `{"file_path":"notes.md","content":"@.env"}`, gate.Allow},
+	} {
+		ev := p.Evaluate(gate.Call{Tool: tt.tool, Input: json.RawMessage(tt.input), Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll})
+		if ev.Decision != tt.want || tt.want == gate.Ask && !ev.Uncertain {
+			t.Errorf("%s %s: %s uncertain=%v (%s), want %s", tt.tool, tt.input, ev.Decision, ev.Uncertain, ev.Reason, tt.want)
+		}
+	}
+	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
+		{"echo '@.env' >> CLAUDE.md", gate.Ask},
+		{"echo x >> notes.md", gate.Allow},
+	})
+}

@@ -221,7 +221,7 @@ func TestShellSelfProtection(t *testing.T) {
 		{"approvalbot audit", gate.Allow},
 		{"rm -rf /tmp/x", gate.Allow},
 		{"git commit -m 'update .claude/settings.json docs'", gate.Allow},
-		{"echo x > CLAUDE.md", gate.Allow},
+		{"echo x > README.md", gate.Allow},
 		{"echo x > .claude/notes.md", gate.Allow},
 	}
 	for _, tt := range tests {
