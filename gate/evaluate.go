@@ -663,8 +663,19 @@ func (s *evalState) evalName() {
 		ref:        ref,
 		alwaysTool: s.c.Tool, alwaysPattern: "*", fixable: true,
 	}}
+	if typedIntoShell[s.c.Tool] && ref.Action != Deny {
+		// The text goes to a shell (or the program it runs) as typed
+		// input: a command line no analysis sees whole.
+		s.uncertain(&s.parts[0], "not understood: "+s.c.Tool+" types its input into a running shell session")
+		s.parts[0].fixable = false
+		return
+	}
 	s.judgeInputPaths()
 }
+
+// typedIntoShell are tools that send text into a running shell session:
+// Copilot CLI's write_bash, Codex's write_stdin.
+var typedIntoShell = map[string]bool{"write_bash": true, "write_stdin": true}
 
 // judgeInputPaths: a tool judged by its name (an MCP file server's
 // read_file, Gemini's read_many_files) may read the files its input names

@@ -1750,3 +1750,16 @@ func TestMemoryFileImports(t *testing.T) {
 		{"echo x >> notes.md", gate.Allow},
 	})
 }
+
+// TestTypedIntoAShell: text a tool types into a running shell session
+// (Copilot's write_bash, Codex's write_stdin) is a command line no one
+// analyzed: only a person answers (round 17).
+func TestTypedIntoAShell(t *testing.T) {
+	p := compile(t, specOf(r("*", "*", gate.Allow)))
+	for _, tool := range []string{"write_bash", "write_stdin"} {
+		ev := p.Evaluate(gate.Call{Tool: tool, Input: json.RawMessage(`{"input":"touch /tmp/pwned\n"}`), Cwd: testCwd}, gate.Env{Mode: gate.ModeApproveAll})
+		if ev.Decision != gate.Ask || !ev.Uncertain {
+			t.Errorf("%s: %s uncertain=%v (%s), want an ask only a person answers", tool, ev.Decision, ev.Uncertain, ev.Reason)
+		}
+	}
+}
