@@ -670,6 +670,12 @@ func (s *evalState) evalName() {
 		s.parts[0].fixable = false
 		return
 	}
+	if s.c.Tool == "save_memory" && s.p.home != "" {
+		// Gemini CLI appends the fact to ~/.gemini/GEMINI.md.
+		if ps, ok := resolvePath(filepath.Join(s.p.home, ".gemini", "GEMINI.md"), "/", s.p.home); ok {
+			s.judgeImportsInto(&ps)
+		}
+	}
 	s.judgeInputPaths()
 }
 

@@ -28,6 +28,12 @@ func (s *evalState) judgeImports(raw string) {
 	if !ok || !memoryFile(ps.abs) {
 		return
 	}
+	s.judgeImportsInto(&ps)
+}
+
+// judgeImportsInto judges the @imports of the input's text as written
+// into the memory file ps.
+func (s *evalState) judgeImportsInto(ps *pathSubject) {
 	var in any
 	if json.Unmarshal(s.c.Input, &in) != nil {
 		return

@@ -1745,6 +1745,13 @@ func TestMemoryFileImports(t *testing.T) {
 			t.Errorf("%s %s: %s uncertain=%v (%s), want %s", tt.tool, tt.input, ev.Decision, ev.Uncertain, ev.Reason, tt.want)
 		}
 	}
+	// Gemini's save_memory appends to ~/.gemini/GEMINI.md.
+	for input, want := range map[string]gate.Action{`{"fact":"keys: @~/.ssh/id_rsa"}`: gate.Ask, `{"fact":"use tabs"}`: gate.Allow} {
+		ev := p.Evaluate(gate.Call{Agent: "gemini", Tool: "save_memory", Input: json.RawMessage(input), Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll})
+		if ev.Decision != want {
+			t.Errorf("save_memory %s: %s (%s), want %s", input, ev.Decision, ev.Reason, want)
+		}
+	}
 	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
 		{"echo '@.env' >> CLAUDE.md", gate.Ask},
 		{"echo x >> notes.md", gate.Allow},
