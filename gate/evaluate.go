@@ -101,10 +101,9 @@ type evalState struct {
 	// realDirs memoizes where a directory leads (symlinks resolved)
 	// within one call: a long line names many files in few directories.
 	realDirs map[string]realDir
-	// gitIncludes holds the files git's config includes, read once per
-	// call (nil until then).
-	gitIncludes map[string]bool
-	gitHooks    []string
+	// gitIncludes holds, per repository (its common git directory), what
+	// git's config includes or runs as hooks, read once per call.
+	gitIncludes map[string]*gitIncludeSet
 	// folds memoizes whether the file system folds case, per directory.
 	folds map[string]bool
 }

@@ -62,7 +62,11 @@ func gitIncludePaths(file, home string) (out, hooks []string) {
 	section := ""
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+		line := sc.Text()
+		for strings.HasSuffix(line, "\\") && !strings.HasSuffix(line, "\\\\") && sc.Scan() {
+			line = line[:len(line)-1] + sc.Text() // a value continued on the next line
+		}
+		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "[") {
 			end := strings.IndexByte(line, ']')
 			if end < 0 {
@@ -84,7 +88,10 @@ func gitIncludePaths(file, home string) (out, hooks []string) {
 		if !hook && (section != "include" && section != "includeif" || key != "path") {
 			continue
 		}
-		p := strings.Trim(strings.TrimSpace(val), `"`)
+		p, ok := gitConfigValue(val)
+		if !ok {
+			continue
+		}
 		switch {
 		case p == "":
 			continue
@@ -110,37 +117,102 @@ func gitIncludePaths(file, home string) (out, hooks []string) {
 	return out, hooks
 }
 
+// gitConfigValue reads a value as git does: quotes joined, backslash
+// escapes, a ; or # outside quotes starting a comment, blanks around it
+// dropped. ok is false for a value it cannot read (an open quote).
+func gitConfigValue(v string) (string, bool) {
+	var b strings.Builder
+	quoted := false
+	pending := "" // blanks kept only if more text follows
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '"':
+			quoted = !quoted
+			continue
+		case c == '\\' && i+1 < len(v):
+			i++
+			switch v[i] {
+			case 'n':
+				c = '\n'
+			case 't':
+				c = '\t'
+			case 'b':
+				c = '\b'
+			default:
+				c = v[i]
+			}
+		case !quoted && (c == ';' || c == '#'):
+			return b.String(), true
+		case !quoted && (c == ' ' || c == '\t'):
+			if b.Len() > 0 {
+				pending += string(c)
+			}
+			continue
+		}
+		b.WriteString(pending)
+		pending = ""
+		b.WriteByte(c)
+	}
+	return b.String(), !quoted
+}
+
 // gitIncluded reports a path git reads as configuration through an
-// include, or a hook in core.hooksPath, of the repository at the call's
-// directory or the global config.
+// include, or a hook in core.hooksPath, of the global config or of the
+// repository at the call's directory or the one holding the path (a
+// nested repository's config names its own).
 func (s *evalState) gitIncluded(abs, real string) bool {
-	if s.gitIncludes == nil {
-		s.gitIncludes = map[string]bool{}
+	for _, dir := range [...]string{s.cwd, filepath.Dir(abs), filepath.Dir(real)} {
+		if dir == "" {
+			continue
+		}
 		common := ""
-		if root, ok := workTreeRoot(s.cwd); ok && s.cwd != "" {
+		if root, ok := workTreeRoot(dir); ok {
 			_, common, _ = gitDirs(root)
 		}
-		includes, hooks := gitConfigIncludes(common, s.p.home)
-		for _, p := range includes {
-			s.gitIncludes[p] = true
-			if r, err := filepath.EvalSymlinks(p); err == nil {
-				s.gitIncludes[r] = true
-			}
-		}
-		for _, h := range hooks {
-			s.gitHooks = append(s.gitHooks, h)
-			if r, err := filepath.EvalSymlinks(h); err == nil {
-				s.gitHooks = append(s.gitHooks, r)
-			}
-		}
-	}
-	if s.gitIncludes[abs] || s.gitIncludes[real] {
-		return true
-	}
-	for _, h := range s.gitHooks {
-		if under(abs, h) || under(real, h) {
+		inc := s.gitConfigOf(common)
+		if inc.files[abs] || inc.files[real] {
 			return true
+		}
+		for _, h := range inc.hooks {
+			if under(abs, h) || under(real, h) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// gitIncludeSet is what one repository's config (with the global one)
+// makes git read or run.
+type gitIncludeSet struct {
+	files map[string]bool
+	hooks []string
+}
+
+// gitConfigOf reads the includes and hooks paths for the repository whose
+// common git directory is common ("" for none), once per call.
+func (s *evalState) gitConfigOf(common string) *gitIncludeSet {
+	if inc, ok := s.gitIncludes[common]; ok {
+		return inc
+	}
+	inc := &gitIncludeSet{files: map[string]bool{}}
+	includes, hooks := gitConfigIncludes(common, s.p.home)
+	for _, p := range includes {
+		inc.files[p] = true
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			inc.files[r] = true
+		}
+	}
+	for _, h := range hooks {
+		inc.hooks = append(inc.hooks, h)
+		if r, err := filepath.EvalSymlinks(h); err == nil {
+			inc.hooks = append(inc.hooks, r)
+		}
+	}
+	if s.gitIncludes == nil {
+		s.gitIncludes = map[string]*gitIncludeSet{}
+	}
+	s.gitIncludes[common] = inc
+	return inc
 }

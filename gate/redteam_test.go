@@ -1602,6 +1602,19 @@ func TestGitRound17(t *testing.T) {
 	commit(cwd, "mod")
 	gate.GitRun(t, cwd, "config", "include.path", "../.gitconfig")
 	gate.GitRun(t, cwd, "config", "core.hooksPath", ".husky")
+	// A nested repository whose config includes a file beside it, with a
+	// comment git reads as one; a tag pointing at a blob with a secret.
+	nested := filepath.Join(cwd, "vendor", "lib")
+	gate.GitRun(t, cwd, "init", "-q", nested)
+	f, err := os.OpenFile(filepath.Join(nested, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("[include]\n\tpath = ../lib.gitconfig ; shared settings\n")
+	f.Close()
+	writeTree(t, cwd, map[string]string{"blob.txt": "API_KEY=1"})
+	gate.GitRun(t, cwd, "tag", "envbak", strings.TrimSpace(gitOutput(t, cwd, "hash-object", "-w", "blob.txt")))
+	os.Remove(filepath.Join(cwd, "blob.txt"))
 	writeTree(t, home, map[string]string{".gitconfig": "[include]\n\tpath = ~/.config/git/credentials\n",
 		".config/git/credentials": "[x]\n\ttoken = s\n"})
 	p := everydayPolicy(t, home)
@@ -1619,6 +1632,10 @@ func TestGitRound17(t *testing.T) {
 		{"echo '[core] fsmonitor = touch /tmp/pwned' > .gitconfig", gate.Ask},
 		{"echo 'touch /tmp/pwned' > .husky/pre-commit", gate.Ask},
 		{"echo x > notes.txt", gate.Allow},
+		{"echo '[core] fsmonitor = touch /tmp/pwned' > vendor/lib/lib.gitconfig", gate.Ask},
+		// A ref's %(raw) prints the blob it points at.
+		{"git tag -l --format='%(raw)'", gate.Ask},
+		{"git tag -l", gate.Allow},
 		// git diff takes revisions from standard input and from the refs.
 		{"git diff --stdin <<< HEAD~1", gate.Ask},
 		{"git diff --branches='ma*'", gate.Ask},
@@ -1769,4 +1786,17 @@ func TestTypedIntoAShell(t *testing.T) {
 			t.Errorf("%s: %s uncertain=%v (%s), want an ask only a person answers", tool, ev.Decision, ev.Uncertain, ev.Reason)
 		}
 	}
+}
+
+// gitOutput runs git in dir and returns what it prints.
+func gitOutput(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return string(out)
 }

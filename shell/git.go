@@ -652,6 +652,15 @@ func gitPrintsHistory(sub string, rest []field) (history bool, operands []string
 		operands = append(operands, f.s)
 	}
 	switch sub {
+	case "tag", "branch", "for-each-ref":
+		// A ref may point at a blob: %(raw) and %(contents) print it.
+		for _, f := range rest {
+			if strings.Contains(f.s, "%(raw") || strings.Contains(f.s, "%(*raw") || strings.Contains(f.s, "%(contents") ||
+				strings.Contains(f.s, "%(*contents") || strings.Contains(f.s, "%(body") || f.dyn {
+				return true, []string{""}
+			}
+		}
+		return false, nil
 	case "show", "cat-file", "range-diff", "diff-tree", "diff-index", "format-patch", "archive", "bundle", "fast-export":
 		return true, operands
 	case "stash":
