@@ -22,6 +22,12 @@ func (s *evalState) judgeRead(r *shell.Read) { s.judgeReadAs(r, ReadTool) }
 // judgeReadAs judges a read by the rules of tool (a search tool's own
 // rules judge the files it searches).
 func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
+	if c := cleanDots(r.Path); c != r.Path {
+		// dir/. and dir/./x are dir and dir/x to every rule and walk.
+		cp := *r
+		cp.Path = c
+		r = &cp
+	}
 	pt := part{v: Verdict{Kind: "read", Subject: r.Path}}
 	defer func() { s.parts = append(s.parts, pt) }()
 	if r.History {
@@ -155,6 +161,31 @@ func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 	if ref.Action == Ask {
 		pt.uncertain = true
 	}
+}
+
+// cleanDots drops the "." elements and doubled slashes of a path, keeping
+// ".." (which follows symbolic links where it stands) and any trailing
+// "/" of a directory out.
+func cleanDots(p string) string {
+	if !strings.Contains(p, "/.") && !strings.Contains(p, "//") && !strings.HasPrefix(p, "./") {
+		return p
+	}
+	abs := strings.HasPrefix(p, "/")
+	var out []string
+	for _, e := range strings.Split(p, "/") {
+		if e == "" || e == "." {
+			continue
+		}
+		out = append(out, e)
+	}
+	c := strings.Join(out, "/")
+	if abs {
+		c = "/" + c
+	}
+	if c == "" {
+		c = "."
+	}
+	return c
 }
 
 // hasRules reports whether any static or agent rule applies to tool.

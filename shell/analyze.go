@@ -49,7 +49,7 @@ func Analyze(src string, opts Options) (an *Analysis) {
 		}
 	}
 	a := &analyzer{opts: opts, an: an, home: home}
-	a.st = &state{cwd: cwd}
+	a.st = &state{cwd: cwd, hist: &varHistory{}}
 	a.res = resolver{a: a}
 	if why := unsafeText(src); why != "" {
 		a.unsafe(why)
@@ -90,6 +90,34 @@ type state struct {
 	cwd  string // "" when unknown
 	dirs []string
 	vars map[string]value
+	// hist is shared by every copy of the state the line walks: what
+	// each variable was first given, and which were given another value
+	// since (anywhere: in a loop, a subshell, a branch).
+	hist *varHistory
+}
+
+// varHistory: a variable the line gives two different values is only
+// known at run time after the second. Which assignment bash really made
+// last (one may be skipped by a break, an expansion error, a failed
+// redirection, a pipeline's last command that zsh runs in this shell)
+// is where the analysis and bash have differed most.
+type varHistory struct {
+	first     map[string]value
+	contested map[string]bool
+}
+
+func (h *varHistory) note(name string, v value) {
+	if h.first == nil {
+		h.first = map[string]value{}
+	}
+	if f, ok := h.first[name]; !ok {
+		h.first[name] = v
+	} else if f != v {
+		if h.contested == nil {
+			h.contested = map[string]bool{}
+		}
+		h.contested[name] = true
+	}
 }
 
 // value is what a shell variable holds.
@@ -106,7 +134,7 @@ func (s *state) clone() *state {
 // copy returns a deep copy of s by value (no allocation when s holds no
 // variables or directory stack).
 func (s *state) copy() state {
-	c := state{cwd: s.cwd}
+	c := state{cwd: s.cwd, hist: s.hist}
 	if len(s.dirs) > 0 {
 		c.dirs = append([]string(nil), s.dirs...)
 	}
@@ -145,14 +173,19 @@ func (s *state) merge(o *state) {
 	if len(s.dirs) != len(o.dirs) {
 		s.dirs = nil
 	}
+	// (Not an assignment: the history is left as it is.)
+	unknown := value{f: dynField()}
 	for k, v := range o.vars {
 		if w, ok := s.vars[k]; !ok || w != v {
-			s.setUnknown(k)
+			if s.vars == nil {
+				s.vars = make(map[string]value, 4)
+			}
+			s.vars[k] = unknown
 		}
 	}
 	for k := range s.vars {
 		if _, ok := o.vars[k]; !ok {
-			s.setUnknown(k)
+			s.vars[k] = unknown
 		}
 	}
 }
@@ -160,6 +193,9 @@ func (s *state) merge(o *state) {
 func (s *state) set(name string, v value) {
 	if s.vars == nil {
 		s.vars = make(map[string]value, 4)
+	}
+	if s.hist != nil {
+		s.hist.note(name, v)
 	}
 	s.vars[name] = v
 }

@@ -417,6 +417,9 @@ func plainParam(pe *syntax.ParamExp) bool {
 // lookup returns what the analyzer knows of a variable.
 func (a *analyzer) lookup(name string) (field, bool) {
 	if v, ok := a.st.vars[name]; ok {
+		if a.contested(name) {
+			return field{}, false
+		}
 		return v.f, !v.f.dyn || v.f.glob
 	}
 	switch name {
@@ -432,9 +435,17 @@ func (a *analyzer) lookup(name string) (field, bool) {
 	return field{}, false
 }
 
+// contested reports a variable the line gave two different values.
+func (a *analyzer) contested(name string) bool {
+	return a.st.hist != nil && a.st.hist.contested[name]
+}
+
 // numericVar reports a variable known to hold only an integer.
 func (a *analyzer) numericVar(name string) bool {
 	if v, ok := a.st.vars[name]; ok {
+		if a.contested(name) {
+			return v.numeric && a.st.hist.first[name].numeric
+		}
 		return v.numeric || !v.f.dyn && isArithLiteral(v.f.s)
 	}
 	switch name {
