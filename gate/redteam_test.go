@@ -1460,6 +1460,29 @@ func TestRound17ShellForms(t *testing.T) {
 		{"find . -name '[!.]*.go' -exec grep -l TODO {} +", gate.Allow},
 		{"echo TODO | xargs -I{} grep -h -e {} main.go", gate.Allow},
 		{"awk -F, '{ print $1 }' main.go", gate.Allow},
+		// Wave 3: zsh runs a pipeline's last command in this shell; more
+		// abort points (a bad subscript, a variable's value in
+		// arithmetic, each of several); every printf -v; getopts --;
+		// zsh's dirs DIR and cd +N/-N, export -n (refused), [[ -t ]],
+		// =~'s match, read's reply, a run-time test operator, printf
+		// formats (%1$d, %ld, a format starting with -).
+		{"true | cd ~ && echo x >> .bashrc", gate.Ask},
+		{"x=main.go; echo .env | read x; cat $x", gate.Ask},
+		{"x=.env; a[-1]=1; x=main.go\ncat $x", gate.Ask},
+		{"x=08; y=main.go; echo $((x)); y=.env\ncat $y", gate.Ask},
+		{"y=main.go; echo $((4/2)); y=.env; echo $((1/0)); y=main.go\ncat $y", gate.Ask},
+		{"y=main.go; printf -v x -v y .e%s nv; cat $y", gate.Ask},
+		{"x=1; getopts -- a x -a; echo $((x))", gate.Ask},
+		{"dirs ~/.ssh; cd -0 && cat id_rsa", gate.Ask},
+		{"x=.env; export -n x=main.go; cat $x", gate.Ask},
+		{`[[ -t 'path[$(touch /tmp/pwned)1]' ]] || echo hi`, gate.Ask},
+		{`match=main.go; [[ .env =~ (.env) ]] && cat "$match"`, gate.Ask},
+		{"reply=main.go; read -A <<< .env; cat $reply", gate.Ask},
+		{`test $(echo -t) 'p[$(touch /tmp/pwned)1]' || echo no`, gate.Ask},
+		{`printf '%1$d\n' 'path[$(touch /tmp/pwned)1]'`, gate.Ask},
+		{`printf '-%d\n' 'path[$(touch /tmp/pwned)1]'`, gate.Ask},
+		{`test -n "$x" && echo set`, gate.Allow},
+		{"git log --oneline | head -5", gate.Allow},
 		// until's body runs when its condition failed.
 		{"cd ~ && until cd " + cwd + "/nonexist; do cat .ssh/id_rsa; break; done", gate.Ask},
 	})

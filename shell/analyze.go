@@ -379,8 +379,12 @@ func (a *analyzer) lines(ss []*syntax.Stmt) {
 
 // mayAbort notes an expansion that may fail on the line being walked.
 func (a *analyzer) mayAbort() {
-	if a.aborted == nil && a.inSubst == 0 {
+	switch {
+	case a.inSubst > 0:
+	case a.aborted == nil:
 		a.aborted = a.st.clone()
+	default:
+		a.aborted.merge(a.st) // any of them may be where the line stops
 	}
 }
 
@@ -390,6 +394,11 @@ func (a *analyzer) mayAbort() {
 func arithMayFail(text string) bool {
 	if strings.ContainsAny(text, "/%#") || strings.Contains(text, "**") {
 		return true
+	}
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			return true // a variable's value (08, 2#5) may be an error
+		}
 	}
 	for i := 0; i+1 < len(text); i++ {
 		if text[i] == '0' && text[i+1] >= '0' && text[i+1] <= '9' && (i == 0 || !validName(text[i-1:i]) && (text[i-1] < '0' || text[i-1] > '9')) {
@@ -600,7 +609,12 @@ func (a *analyzer) command(c syntax.Command, in stdinKind, script *stdinScript) 
 				}
 			}
 			a.subshell(func() { a.stmt(c.X, in) })
-			a.subshell(func() { a.stmt(c.Y, stdinPipe) })
+			// zsh runs the last command of a pipeline in this shell (echo x
+			// | read v; true | cd ~), bash in a subshell: its changes may
+			// hold.
+			pre := a.st.copy()
+			a.stmt(c.Y, stdinPipe)
+			a.st.merge(&pre)
 		default:
 			a.notUnderstood("operator " + c.Op.String())
 		}

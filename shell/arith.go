@@ -175,6 +175,13 @@ func (a *analyzer) test(x syntax.TestExpr) {
 			} else {
 				a.test(x.Y)
 			}
+			if x.Op == syntax.TsReMatch {
+				// =~ sets BASH_REMATCH (bash), match, mbegin, mend and
+				// MATCH, MBEGIN, MEND (zsh).
+				for _, n := range [...]string{"BASH_REMATCH", "match", "mbegin", "mend", "MATCH", "MBEGIN", "MEND"} {
+					a.st.setUnknown(n)
+				}
+			}
 		default:
 			a.test(x.X)
 			a.test(x.Y)
@@ -186,6 +193,8 @@ func (a *analyzer) test(x syntax.TestExpr) {
 			if !ok || !validName(w.Lit()) {
 				a.notUnderstood("[[ -v ]] on something other than a plain variable name")
 			}
+		case syntax.TsFdTerm:
+			a.testArith(x.X) // zsh evaluates -t's operand as arithmetic
 		default:
 			a.test(x.X)
 		}

@@ -62,7 +62,8 @@ func (a *analyzer) declClause(d *syntax.DeclClause) {
 					if strings.Contains(f.s, "x") && f.s[0] == '-' {
 						exported = true
 					}
-					arrays = arrays || strings.ContainsAny(f.s, "aA")
+					// (zsh's export refuses -n and keeps the old value.)
+					arrays = arrays || strings.ContainsAny(f.s, "aA") || variant == "export" && f.s != "-p"
 					continue
 				}
 				opts = false
@@ -236,7 +237,18 @@ func (a *analyzer) builtin(fs []field, source, envHazard, wrapper string) bool {
 		}
 	case "printf":
 		why = a.printfV(args)
+	case "dirs":
+		for _, f := range args {
+			if !strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "+") || f.dyn {
+				// zsh: dirs DIR... replaces the directory stack.
+				a.st.dirs = nil
+			}
+		}
+		return false
 	case "getopts":
+		if len(args) > 0 && args[0].s == "--" {
+			args = args[1:]
+		}
 		if len(args) < 2 || args[1].dyn || !validName(args[1].s) {
 			why = "getopts into a variable only known at run time"
 		} else if w := assignable(args[1].s, false); w != "" {
@@ -344,9 +356,9 @@ func (a *analyzer) cd(args []field) {
 			}
 			break
 		}
-		if strings.HasPrefix(f.s, "-") && f.s != "-" {
+		if strings.HasPrefix(f.s, "-") && f.s != "-" && !isDigits(f.s[1:]) {
 			physical = physical || strings.Contains(f.s, "P") && !strings.HasPrefix(f.s, "--")
-			continue // -L, -P, -e, -@
+			continue // -L, -P, -e, -@ (zsh's -N is a stack entry)
 		}
 		target = f
 		break
@@ -365,7 +377,8 @@ func (a *analyzer) cd(args []field) {
 	switch {
 	case target == nil:
 		a.st.cwd = a.home
-	case target.s == "-" || target.s == "":
+	case target.s == "-" || target.s == "" || len(target.s) > 1 && (target.s[0] == '+' || target.s[0] == '-') && isDigits(target.s[1:]):
+		// cd -, and zsh's cd +N / -N: an entry of the directory stack.
 		a.st.cwd = ""
 	default:
 		p, ok := a.abs(target.s)
@@ -388,6 +401,9 @@ func (a *analyzer) cd(args []field) {
 // to a value known only at run time.
 func (a *analyzer) readNames(args []field, argOpts, arrayOpts string) string {
 	why := ""
+	// With no name, read sets REPLY (and zsh's read -A the array reply).
+	a.st.setUnknown("REPLY")
+	a.st.setUnknown("reply")
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if f.dyn || f.glob {
@@ -448,8 +464,13 @@ func (a *analyzer) printfV(args []field) string {
 				}
 				v = args[i].s
 			}
-			return a.setRunTime(v)
+			// (Each -v counts: bash assigns the last.)
+			if w := a.setRunTime(v); w != "" {
+				return w
+			}
+			continue
 		}
+		return "" // the format (zsh takes a word starting with - for one)
 	}
 	return ""
 }
@@ -498,6 +519,11 @@ func (a *analyzer) zshMath(name string, args []field) string {
 		}
 	case "test", "[":
 		for i, f := range args {
+			if f.dyn && i+1 < len(args) && !testBinaryOp(args[i+1]) && (i == 0 || !testUnaryOp(args[i-1])) {
+				// A run-time word where an operator may stand (-t, whose
+				// operand zsh evaluates as arithmetic).
+				return name + " with a word only known at run time where an operator may stand"
+			}
 			switch f.s {
 			case "-t":
 				if i+1 < len(args) {
@@ -513,16 +539,23 @@ func (a *analyzer) zshMath(name string, args []field) string {
 			}
 		}
 	case "printf":
+		// Only -v NAME and -- are options; zsh takes any other word
+		// starting with - for the format.
 		i := 0
-		for i < len(args) && strings.HasPrefix(args[i].s, "-") && args[i].s != "-" {
+		for i < len(args) {
 			if args[i].s == "--" {
 				i++
 				break
 			}
 			if args[i].s == "-v" {
-				i++
+				i += 2
+				continue
 			}
-			i++
+			if strings.HasPrefix(args[i].s, "-v") {
+				i++
+				continue
+			}
+			break
 		}
 		if i < len(args) && (args[i].dyn || numericFormat(args[i].s)) {
 			math = args[i+1:]
@@ -537,6 +570,23 @@ func (a *analyzer) zshMath(name string, args []field) string {
 		}
 	}
 	return ""
+}
+
+// testBinaryOp reports a literal binary operator of test.
+func testBinaryOp(f field) bool {
+	if f.dyn {
+		return false
+	}
+	switch f.s {
+	case "=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef", "-a", "-o":
+		return true
+	}
+	return false
+}
+
+// testUnaryOp reports a literal unary operator of test (-n, -f, !, ...).
+func testUnaryOp(f field) bool {
+	return !f.dyn && (f.s == "!" || len(f.s) == 2 && f.s[0] == '-')
 }
 
 // isFloat reports a decimal number with a fraction or an exponent (3.14,
@@ -554,7 +604,7 @@ func numericFormat(f string) bool {
 			continue
 		}
 		j := i + 1
-		for j < len(f) && strings.IndexByte("-+ #0123456789.*'", f[j]) >= 0 {
+		for j < len(f) && strings.IndexByte("-+ #0123456789.*'$hlLqjzt", f[j]) >= 0 {
 			if f[j] == '*' {
 				return true
 			}

@@ -81,6 +81,7 @@ func (a *analyzer) assign(as *syntax.Assign, exported bool) (string, value, stri
 		why = "assignment " + why
 	}
 	if as.Index != nil {
+		a.mayAbort() // a[-1]=x on a short array: bad subscript, the line stops
 		a.arith(as.Index)
 	}
 	if as.Array != nil {
