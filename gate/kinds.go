@@ -108,6 +108,8 @@ type toolInput struct {
 	// bring hidden files back into a search.
 	Glob    json.RawMessage // glob
 	Include json.RawMessage // include (opencode's grep, Gemini's read_many_files)
+	// The shell that runs a command (Codex's exec_command).
+	Shell json.RawMessage // shell
 }
 
 // field returns where the value of the known top-level key name goes, or
@@ -154,13 +156,15 @@ func (in *toolInput) field(name []byte) *json.RawMessage {
 		return &in.Glob
 	case "include":
 		return &in.Include
+	case "shell":
+		return &in.Shell
 	}
 	return nil
 }
 
 // knownFields are the keys toolInput reads, for the case-variant check.
 var knownFields = []string{"command", "cmd", "workdir", "dir_path", "directory", "file_path", "path", "notebook_path", "filePath",
-	"absolute_path", "input", "patch", "patchText", "old_string", "new_string", "content", "new_source", "edits", "glob", "include"}
+	"absolute_path", "input", "patch", "patchText", "old_string", "new_string", "content", "new_source", "edits", "glob", "include", "shell"}
 
 // decodeInput parses a tool input object with exact keys (see scanInput).
 // An empty input is the empty object; anything else scanInput refuses is
@@ -200,13 +204,24 @@ func shellCommand(in toolInput) (string, bool) {
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s, strings.TrimSpace(s) != ""
+		if strings.TrimSpace(s) == "" {
+			return "", false
+		}
+		// Codex's exec_command runs cmd in the shell the model names: one
+		// that is not bash or zsh is judged as that shell's -c (sh is
+		// dash on Debian, which reads $'...' otherwise).
+		if sh, present, ok := rawString(in.Shell); !ok {
+			return "", false
+		} else if present && !bashOrZsh(sh) {
+			return ShellQuote(sh) + " -c " + ShellQuote(s), true
+		}
+		return s, true
 	}
 	var argv []string
 	if json.Unmarshal(raw, &argv) != nil || len(argv) == 0 {
 		return "", false
 	}
-	if len(argv) == 3 && isShellName(argv[0]) && isDashC(argv[1]) {
+	if len(argv) == 3 && bashOrZsh(argv[0]) && isDashC(argv[1]) {
 		return argv[2], strings.TrimSpace(argv[2]) != ""
 	}
 	var b strings.Builder
@@ -219,12 +234,13 @@ func shellCommand(in toolInput) (string, bool) {
 	return b.String(), true
 }
 
-func isShellName(s string) bool {
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		s = s[i+1:]
-	}
+// bashOrZsh reports bash or zsh by name or at a system path: what reads
+// a command line as the analysis does. sh (dash), ksh and a bash of the
+// project's own (./bash) are judged as the programs they are.
+func bashOrZsh(s string) bool {
 	switch s {
-	case "bash", "sh", "zsh", "dash", "ksh":
+	case "bash", "zsh", "/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash", "/opt/homebrew/bin/bash",
+		"/bin/zsh", "/usr/bin/zsh", "/usr/local/bin/zsh", "/opt/homebrew/bin/zsh":
 		return true
 	}
 	return false

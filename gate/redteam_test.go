@@ -1482,6 +1482,8 @@ func TestRound17ShellForms(t *testing.T) {
 		{`printf '%1$d\n' 'path[$(touch /tmp/pwned)1]'`, gate.Ask},
 		{`printf '-%d\n' 'path[$(touch /tmp/pwned)1]'`, gate.Ask},
 		{`test -n "$x" && echo set`, gate.Allow},
+		// dash (sh) reads $'...' as $ then a quoted string.
+		{`sh -c "echo \$'\\' ; touch /tmp/pwned"`, gate.Ask},
 		{"git log --oneline | head -5", gate.Allow},
 		// until's body runs when its condition failed.
 		{"cd ~ && until cd " + cwd + "/nonexist; do cat .ssh/id_rsa; break; done", gate.Ask},

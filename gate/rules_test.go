@@ -151,7 +151,14 @@ func TestShellCommandFromInput(t *testing.T) {
 		{`{"command":"git status"}`, "git status", true},
 		{`{"cmd":"ls -la"}`, "ls -la", true},
 		{`{"command":["bash","-lc","git status && ls"]}`, "git status && ls", true},
-		{`{"command":["/bin/sh","-c","echo hi"]}`, "echo hi", true},
+		{`{"command":["/bin/zsh","-c","echo hi"]}`, "echo hi", true},
+		// sh (dash) and a bash of the project's own are the programs named.
+		{`{"command":["/bin/sh","-c","echo hi"]}`, "/bin/sh -c 'echo hi'", true},
+		{`{"command":["./bash","-lc","git status"]}`, "./bash -lc 'git status'", true},
+		// Codex's exec_command with the shell the model names.
+		{`{"cmd":"echo hi","shell":"/bin/sh"}`, "/bin/sh -c 'echo hi'", true},
+		{`{"cmd":"echo hi","shell":"/bin/bash"}`, "echo hi", true},
+		{`{"cmd":"echo hi","shell":7}`, "", false},
 		{`{"command":["git","commit","-m","a b; rm -rf /"]}`, `git commit -m 'a b; rm -rf /'`, true},
 		{`{"command":["echo","it's"]}`, `echo 'it'\''s'`, true},
 		{`{"command":["bash","--rcfile","x"]}`, "bash --rcfile x", true},

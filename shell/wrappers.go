@@ -124,6 +124,10 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 		if !ok {
 			return false, ""
 		}
+		if name != "bash" && name != "zsh" && (strings.Contains(s.s, "$'") || strings.Contains(s.s, `$"`)) {
+			// dash (Debian's sh) reads $'...' as $ and a quoted string.
+			return true, "not understood: " + name + " -c with $'...' or $\"...\", which " + name + " reads otherwise than bash"
+		}
 		return true, a.payload(s, name+" -c", source, depth)
 	case name == "find":
 		return a.findExec(args, source, depth)
