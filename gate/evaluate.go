@@ -385,6 +385,11 @@ func (s *evalState) judgeCommand(cmd *shell.Command) {
 		case s.c.Remote:
 			if diffFiles {
 				why = "git diff with operands in a directory this machine cannot check (outside a repository it compares any files)"
+			} else if dir != cmd.Cwd || s.cwd == "" || cmd.Cwd != s.cwd {
+				// Elsewhere than the call's directory (git -C DIR, after
+				// cd), the repository git would use there (a bare one
+				// whose config runs programs) cannot be checked from here.
+				why = "git in another directory on a machine this cannot check (the repository there may run programs)"
 			}
 		default:
 			r, seen := s.gitRepos[dir]

@@ -1825,3 +1825,19 @@ func gitOutput(t *testing.T, dir string, args ...string) string {
 	}
 	return string(out)
 }
+
+// TestRemoteGitElsewhere: for a call from another machine, git run in
+// another directory than the call's (git -C DIR) may use a repository
+// there whose config runs programs, which cannot be checked from here
+// (round 17).
+func TestRemoteGitElsewhere(t *testing.T) {
+	home, cwd := everydayTree(t)
+	p := everydayPolicy(t, home)
+	for line, want := range map[string]gate.Action{"git -C evil.git status": gate.Ask, "cd sub && git status": gate.Ask, "git status": gate.Allow} {
+		in, _ := json.Marshal(map[string]string{"command": line})
+		ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd, Remote: true}, gate.Env{})
+		if ev.Decision != want {
+			t.Errorf("remote %s: %s (%s), want %s", line, ev.Decision, ev.Reason, want)
+		}
+	}
+}
