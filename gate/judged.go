@@ -61,7 +61,7 @@ func judgeInput(k ToolKind, c Call, in toolInput, home string) *Judged {
 				j.Paths[i] = ps.abs
 			}
 		}
-		if k == KindWrite {
+		if k == KindWrite && faithfulWrite(c.Input) {
 			j.addWrite(in)
 		}
 	}
@@ -104,4 +104,37 @@ func (j *Judged) addWrite(in toolInput) {
 			break
 		}
 	}
+}
+
+// faithfulWrite reports a write tool's input that one rendering shows
+// whole: its keys are paths and the fields of one kind of text (an edit,
+// a content, a patch). Another key (Copilot's file_text, opencode's
+// oldString) or two kinds at once (a decoy old_string beside the content
+// Gemini writes) leave the prompt to show the raw input whole, as does
+// replace_all (every occurrence, not the one hunk a diff shows).
+func faithfulWrite(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	kinds := map[string]bool{}
+	for k, v := range m {
+		switch k {
+		case "file_path", "path", "filePath", "absolute_path", "notebook_path", "cell_id", "cell_type", "edit_mode",
+			"expected_replacements":
+		case "old_string", "new_string", "edits":
+			kinds["edit"] = true
+		case "content", "new_source":
+			kinds["content"] = true
+		case "input", "patch", "patchText":
+			kinds["patch"] = true
+		case "replace_all":
+			if string(v) != "false" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return len(kinds) <= 1
 }
