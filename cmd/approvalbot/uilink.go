@@ -20,18 +20,20 @@ import (
 	"approvalbot/web"
 )
 
-// webUI builds the approval page mounted at /ui/ on serve's listener and
-// prints a one-time sign-in link (and, on a terminal, its QR code) when
+// webUI builds the approval page mounted at /ui/ on serve's listener and,
+// on a terminal, prints a one-time sign-in link and its QR code when
 // there is one approver to make it for: the approver.token setup, or a
-// single APPROVALBOT_ADMIN_TOKENS name. With several, each approver runs
-// `approvalbot ui-link` with their own token.
+// single APPROVALBOT_ADMIN_TOKENS name. Otherwise (several approvers, or
+// a log that an agent might read) `approvalbot ui-link` makes one.
 func webUI(e *env, s config.Settings, g *gate.Gate, admins map[string]string, addr net.Addr, logger *slog.Logger) http.Handler {
 	h := web.New(web.Config{Approvers: admins, PublicURL: s.PublicURL}, g, logger)
 	names := map[string]bool{}
 	for _, n := range admins {
 		names[n] = true
 	}
-	if len(names) != 1 {
+	if len(names) != 1 || !isTerminal(e.stderr) {
+		// A log may be read by an agent (nohup.out in the project): a live
+		// link there would be an approver's session for it.
 		fmt.Fprintf(e.stderr, "Web page: %s — sign in with your approver token, or make a one-time link with `approvalbot ui-link`\n", pageURL(s, addr))
 		return h
 	}

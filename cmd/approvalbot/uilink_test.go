@@ -64,8 +64,9 @@ func TestQRRoundTrip(t *testing.T) {
 	}
 }
 
-// TestServeAndUILinkSignIn: serve prints a one-time link at start and
-// `approvalbot ui-link` makes another; each signs in once.
+// TestServeAndUILinkSignIn: serve with its log in a file prints no live
+// sign-in link there (an agent may read a log), only how to make one;
+// `approvalbot ui-link` makes one, which signs in once.
 func TestServeAndUILinkSignIn(t *testing.T) {
 	dataDir := t.TempDir()
 	addr := freeAddr(t)
@@ -83,19 +84,21 @@ func TestServeAndUILinkSignIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	url := "http://" + addr
-	linkRE := regexp.MustCompile(`http://\S+/ui/#link=([A-Za-z0-9_-]+)`)
-	var m []string
+	d := struct{ url string }{"http://" + addr}
 	deadline := time.Now().Add(20 * time.Second)
-	for m == nil {
+	for {
 		b, _ := os.ReadFile(logPath)
-		m = linkRE.FindStringSubmatch(string(b))
-		if m == nil && time.Now().After(deadline) {
-			t.Fatalf("serve printed no sign-in link:\n%s", b)
+		if strings.Contains(string(b), "approvalbot ui-link") {
+			if strings.Contains(string(b), "#link=") {
+				t.Fatalf("serve printed a live sign-in link into its log:\n%s", b)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not say how to sign in:\n%s", b)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	d := struct{ url string }{url}
 	redeem := func(code string) int {
 		req, _ := http.NewRequest("POST", d.url+"/ui/api/redeem", strings.NewReader(`{"code":"`+code+`"}`))
 		req.Header.Set("Content-Type", "application/json")
@@ -105,12 +108,6 @@ func TestServeAndUILinkSignIn(t *testing.T) {
 		}
 		resp.Body.Close()
 		return resp.StatusCode
-	}
-	if st := redeem(m[1]); st != 200 {
-		t.Fatalf("serve's link: %d", st)
-	}
-	if st := redeem(m[1]); st != http.StatusUnauthorized {
-		t.Fatalf("serve's link used twice: %d, want 401", st)
 	}
 
 	var out, errb bytes.Buffer
@@ -126,8 +123,12 @@ func TestServeAndUILinkSignIn(t *testing.T) {
 	if l.Approver != "local-approver" || !strings.HasPrefix(l.URL, d.url+"/ui/#link=") {
 		t.Fatalf("ui-link: %+v", l)
 	}
-	if st := redeem(l.URL[strings.Index(l.URL, "#link=")+len("#link="):]); st != 200 {
+	code := l.URL[strings.Index(l.URL, "#link=")+len("#link="):]
+	if st := redeem(code); st != 200 {
 		t.Fatalf("ui-link's link: %d", st)
+	}
+	if st := redeem(code); st != http.StatusUnauthorized {
+		t.Fatalf("ui-link's link used twice: %d, want 401", st)
 	}
 
 	// Without the approver credential, no link.
@@ -161,18 +162,32 @@ func TestServeTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	linkRE := regexp.MustCompile(`https://\S+/ui/#link=([A-Za-z0-9_-]+)`)
-	var m []string
-	deadline := time.Now().Add(20 * time.Second)
-	for m == nil {
-		b, _ := os.ReadFile(logPath)
-		m = linkRE.FindStringSubmatch(string(b))
-		if m == nil && time.Now().After(deadline) {
-			t.Fatalf("serve printed no https sign-in link:\n%s", b)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // the test's own self-signed cert
+	// A link made by the approver (as `approvalbot ui-link` does) says https.
+	var l web.LinkBody
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		tok, _ := os.ReadFile(filepath.Join(dir, "data", "approver.token"))
+		req, _ := http.NewRequest("POST", "https://"+addr+"/ui/api/links", strings.NewReader(`{}`))
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+		req.Header.Set("Content-Type", "application/json")
+		if resp, err := c.Do(req); err == nil {
+			err = json.NewDecoder(resp.Body).Decode(&l)
+			resp.Body.Close()
+			if resp.StatusCode == 200 && err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(logPath)
+			t.Fatalf("no sign-in link over https:\n%s", b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	m := regexp.MustCompile(`^https://\S+/ui/#link=([A-Za-z0-9_-]+)$`).FindStringSubmatch(l.URL)
+	if m == nil {
+		t.Fatalf("link %q, want https", l.URL)
+	}
 	req, _ := http.NewRequest("POST", "https://"+addr+"/ui/api/redeem", strings.NewReader(`{"code":"`+m[1]+`"}`))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.Do(req)

@@ -329,7 +329,7 @@ func startServe(t *testing.T, bin, dir string) *daemon {
 		logf.Close()
 	})
 	d := &daemon{url: "http://" + addr, logs: logPath}
-	poll(t, "the daemon to answer /healthz and print its sign-in link", func() bool {
+	poll(t, "the daemon to answer /healthz", func() bool {
 		select {
 		case err := <-exited:
 			exited <- err
@@ -341,9 +341,22 @@ func startServe(t *testing.T, bin, dir string) *daemon {
 			return false
 		}
 		resp.Body.Close()
-		d.link = linkRE.FindString(d.logsText())
-		return resp.StatusCode == http.StatusOK && d.link != ""
+		return resp.StatusCode == http.StatusOK
 	})
+	// serve's log holds no live link (an agent may read a log): the
+	// person makes one, as README says.
+	if linkRE.MatchString(d.logsText()) {
+		t.Fatalf("serve printed a live sign-in link into its log")
+	}
+	uiLink := exec.Command(bin, "ui-link", "--no-qr")
+	uiLink.Env = append(os.Environ(), "APPROVALBOT_DATA_DIR="+filepath.Join(dir, "data"), "APPROVALBOT_URL="+d.url, "APPROVALBOT_TOKEN=")
+	out, err := uiLink.CombinedOutput()
+	if err != nil {
+		t.Fatalf("approvalbot ui-link: %v\n%s", err, out)
+	}
+	if d.link = linkRE.FindString(string(out)); d.link == "" {
+		t.Fatalf("approvalbot ui-link printed no link:\n%s", out)
+	}
 	return d
 }
 
