@@ -170,6 +170,9 @@ func (p *Policy) protectPath(abs, raw, cwd string, kind ToolKind) (string, Actio
 			if agentCode(f) {
 				return "writes to " + f + ", which an agent loads as hooks, plugins or MCP servers that run without asking the gate", Ask
 			}
+			if toolchainFile(f) {
+				return "writes to " + f + ", which names the programs cargo and rustc run (rustup runs a toolchain it names even for cargo --version)", Ask
+			}
 			if p.startupFile(f) {
 				return "writes to " + f + ", which shells (an agent's `bash -lc`), git, ssh, python or jq run as code, or as settings that run programs, without asking the gate", Ask
 			}
@@ -639,4 +642,17 @@ func (p *Policy) startupFile(abs string) bool {
 		}
 	}
 	return slices.Contains(homeStartupFiles, rel)
+}
+
+// toolchainFile reports a file that makes a plain, allowed command run a
+// program it names: rustup's rust-toolchain(.toml) (a toolchain path, for
+// cargo --version too) and cargo's config (rustc-wrapper, runners, aliases).
+func toolchainFile(f string) bool {
+	switch filepath.Base(f) {
+	case "rust-toolchain", "rust-toolchain.toml":
+		return true
+	case "config", "config.toml":
+		return filepath.Base(filepath.Dir(f)) == ".cargo"
+	}
+	return false
 }

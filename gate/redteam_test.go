@@ -1515,7 +1515,8 @@ func TestProgramsWithoutTablesUnderPrefixRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := projectPolicy(t, "xxd *", "zcat *", "kubectl get *", "docker ps *", "cp *", "mv *", "csplit *", "tar -tf *", "tar -tvf *",
-		"strings *", "hexdump *", "curl -s https://api.example.com/*", "curl *", "man *", "less *", "ps *", "pushd *", "tee *")
+		"strings *", "hexdump *", "curl -s https://api.example.com/*", "curl *", "man *", "less *", "ps *", "pushd *", "tee *",
+		"tar *", "go install *", "go clean *", "make -n *")
 	out := filepath.Join(filepath.Dir(home), "outside.txt")
 	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
 		// xxd writes its second operand.
@@ -1561,6 +1562,16 @@ func TestProgramsWithoutTablesUnderPrefixRules(t *testing.T) {
 		{"man ls", gate.Allow},
 		{"less README.md", gate.Allow},
 		{"ps aux", gate.Allow},
+		// tar: -Tfile glued is a list read, not create mode; a list's names
+		// go into an archive unjudged. go install writes where programs
+		// are found by name; go clean -modcache removes go's caches; make
+		// -n runs $(shell ...).
+		{"tar -tf a.tar -T.env", gate.Ask},
+		{"tar -cf - -T list.txt", gate.Ask},
+		{"go install ./cmd/ls", gate.Ask},
+		{"go clean -modcache", gate.Ask},
+		{"make -n all", gate.Ask},
+		{"tar -tf a.tar", gate.Allow},
 	})
 }
 
@@ -1838,6 +1849,21 @@ func TestRemoteGitElsewhere(t *testing.T) {
 		ev := p.Evaluate(gate.Call{Tool: "Bash", Input: in, Cwd: cwd, Remote: true}, gate.Env{})
 		if ev.Decision != want {
 			t.Errorf("remote %s: %s (%s), want %s", line, ev.Decision, ev.Reason, want)
+		}
+	}
+}
+
+// TestToolchainFiles: rust-toolchain.toml names a toolchain rustup runs
+// even for the default-allowed cargo --version; .cargo/config.toml names
+// wrappers and runners cargo runs (round 17).
+func TestToolchainFiles(t *testing.T) {
+	home, cwd := everydayTree(t)
+	p := everydayPolicy(t, home)
+	for path, want := range map[string]gate.Action{"rust-toolchain.toml": gate.Ask, "rust-toolchain": gate.Ask,
+		".cargo/config.toml": gate.Ask, "Cargo.toml": gate.Allow} {
+		ev := p.Evaluate(pathCall("Write", "file_path", filepath.Join(cwd, path)), gate.Env{Mode: gate.ModeApproveAll})
+		if ev.Decision != want || want == gate.Ask && !ev.Uncertain {
+			t.Errorf("Write %s: %s uncertain=%v (%s), want %s", path, ev.Decision, ev.Uncertain, ev.Reason, want)
 		}
 	}
 }

@@ -257,6 +257,8 @@ func TestHazards(t *testing.T) {
 		{"", "find . -fprint /tmp/x"}, // a write, judged by the Write rules
 		{"kubeconfig", "kubectl get pods --kubeconfig kc.yaml"},
 		{"sort -o", "sort -S 64K -T .git/hooks big.txt"},
+		{"make runs other code", "make -n all"},
+		{"make runs other code", "make --just-print"},
 		{"curl writes a file", "curl --alt-svc /tmp/x https://a.b"},
 		{"curl writes a file", "curl -sO https://a.b/x"},
 		{"curl writes a file", "curl file:///home/u/.ssh/id_rs%61"},

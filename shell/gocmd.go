@@ -39,6 +39,20 @@ func (a *analyzer) goCmd(fs []field) (string, string) {
 		return "", ""
 	}
 	sub := args[0].s
+	switch sub {
+	case "install":
+		// Into GOBIN, or GOPATH/bin (~/go/bin): where programs are found
+		// by name.
+		if a.home != "" {
+			a.writeTarget("go install", field{s: a.home + "/go/bin/" + Dyn, dyn: true})
+		}
+	case "clean":
+		for _, f := range args[1:] {
+			if strings.TrimLeft(f.s, "-") == "modcache" || strings.TrimLeft(f.s, "-") == "cache" || strings.TrimLeft(f.s, "-") == "fuzzcache" {
+				return "", "go clean -" + strings.TrimLeft(f.s, "-") + " removes go's caches outside the project"
+			}
+		}
+	}
 	for i := 1; i < len(args); i++ {
 		f := args[i]
 		if f.dyn || f.glob && strings.HasPrefix(f.pat, "-") {

@@ -71,8 +71,9 @@ var hazards = []hazard{
 				return true // a variable override (SHELL=..., CC=...)
 			}
 		}
+		// -n is no dry run: $(shell ...) and + lines of the Makefile run.
 		return shortFlag(a, 'E', "") || shortFlag(a, 'f', "") || shortFlag(a, 'C', "") || shortFlag(a, 'I', "") ||
-			longPrefixArg(a, "eval", "file", "makefile", "directory", "include-dir")
+			shortFlag(a, 'n', "") || longPrefixArg(a, "eval", "file", "makefile", "directory", "include-dir", "dry-run", "just-print", "recon")
 	}},
 	{"npm config runs code", []string{"npm", "npx", "pnpm", "yarn"}, func(a []field) bool {
 		return longPrefixArg(a, "node-options", "script-shell", "userconfig", "globalconfig", "shell", "call", "prefix", "cache", "registry") ||

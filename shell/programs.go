@@ -841,11 +841,26 @@ func (a *analyzer) archives(name string, args []field) bool {
 			continue
 		}
 		if strings.HasPrefix(s, "-") || i == 0 {
-			create = create || strings.ContainsAny(s, "cru")
+			// Mode letters only up to a letter that takes the rest of the
+			// word as its value (-Tserver.key is -T server.key).
+			for _, c := range strings.TrimPrefix(s, "-") {
+				if strings.ContainsRune("cru", c) {
+					create = true
+				}
+				if strings.ContainsRune("fCTXbgHKLNVI", c) && strings.HasPrefix(s, "-") {
+					break
+				}
+			}
 		}
 	}
 	if !create {
 		return false
+	}
+	for _, f := range args {
+		if f.s == "--files-from" || strings.HasPrefix(f.s, "--files-from=") || strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && strings.Contains(f.s, "T") {
+			// The names in the list go into the archive, unjudged.
+			a.addRead(field{s: Dyn, dyn: true}, name+" -T", false)
+		}
 	}
 	skip := false
 	for i, f := range args {
