@@ -106,6 +106,9 @@ type evalState struct {
 	gitIncludes map[string]*gitIncludeSet
 	// folds memoizes whether the file system folds case, per directory.
 	folds map[string]bool
+	// imported holds what the agent's memory files import (nil until
+	// needed).
+	imported map[string]bool
 }
 
 // realDir is where a directory leads, and whether it is there.
@@ -496,7 +499,7 @@ func (s *evalState) judgeWrite(w *shell.Write) {
 		return
 	}
 	s.judgePath(&pt, WriteTool, w.Path, KindWrite)
-	if pt.v.Decision != Deny && memoryFile(w.Path) {
+	if pt.v.Decision != Deny && (memoryFile(w.Path) || s.importedByMemory(w.Path)) {
 		// What a command writes there is not seen: an @import in it
 		// would load a file into the agent's context.
 		s.uncertain(&pt, "not understood: a command writes "+w.Path+", an agent's memory file whose @imports load files into its context")

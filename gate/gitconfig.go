@@ -216,3 +216,46 @@ func (s *evalState) gitConfigOf(common string) *gitIncludeSet {
 	s.gitIncludes[common] = inc
 	return inc
 }
+
+// gitConfigSetting returns the last value git's config files (global,
+// repository, and what they include) give section.key, "" for none.
+// Sections and keys are matched without case; subsections are not read.
+func gitConfigSetting(common, home, section, key string) string {
+	var files []string
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+	}
+	if common != "" {
+		files = append(files, filepath.Join(common, "config"))
+	}
+	includes, _ := gitConfigIncludes(common, home)
+	files = append(append([]string{"/etc/gitconfig"}, files...), includes...)
+	val := ""
+	for _, file := range files {
+		f, err := os.Open(file)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		cur := ""
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if strings.HasPrefix(line, "[") {
+				end := strings.IndexByte(line, ']')
+				if end < 0 {
+					continue
+				}
+				cur = strings.ToLower(strings.TrimSpace(line[1:end]))
+				line = strings.TrimSpace(line[end+1:])
+			}
+			k, v, ok := strings.Cut(line, "=")
+			if ok && cur == section && strings.EqualFold(strings.TrimSpace(k), key) {
+				if v, ok := gitConfigValue(v); ok {
+					val = v
+				}
+			}
+		}
+		f.Close()
+	}
+	return val
+}

@@ -2,8 +2,12 @@ package gate
 
 import (
 	"encoding/json"
+	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"unicode"
 )
 
 // An agent's memory file (CLAUDE.md, GEMINI.md, Cursor's rules) may import
@@ -18,17 +22,78 @@ func memoryFile(abs string) bool {
 	case "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "AGENTS.md", ".cursorrules":
 		return true
 	}
-	return strings.HasSuffix(base, ".mdc") && strings.Contains(abs, "/.cursor/rules/")
+	return strings.HasSuffix(base, ".mdc") && strings.Contains(abs, "/.cursor/rules/") ||
+		strings.HasSuffix(base, ".md") && strings.Contains(abs, "/.claude/rules/")
 }
 
-// judgeImports judges the @imports a write tool puts into a memory file:
-// one the Read rules deny, or one that cannot be told, asks a person.
+// maxImportDepth is how far imports are followed (Claude Code: 5 hops).
+const maxImportDepth = 5
+
+// judgeImports judges the @imports a write tool puts into a memory file,
+// or into a file a memory file imports: one the Read rules deny, there or
+// in what it imports in turn, or one that cannot be told, asks a person.
 func (s *evalState) judgeImports(raw string) {
 	ps, ok := resolvePath(raw, s.cwd, s.p.home)
-	if !ok || !memoryFile(ps.abs) {
+	if !ok || !memoryFile(ps.abs) && !s.importedByMemory(ps.abs) {
 		return
 	}
 	s.judgeImportsInto(&ps)
+}
+
+// importedByMemory reports a file that the memory files an agent loads in
+// this directory (and those above it, and the user's) import, at any depth.
+func (s *evalState) importedByMemory(abs string) bool {
+	if s.imported == nil {
+		s.imported = map[string]bool{}
+		var roots []string
+		for d := s.cwd; d != "" && d != "/" && d != "."; d = filepath.Dir(d) {
+			for _, n := range [...]string{"CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md", "GEMINI.md", "AGENTS.md"} {
+				roots = append(roots, filepath.Join(d, n))
+			}
+			rules, _ := filepath.Glob(filepath.Join(d, ".claude", "rules", "*.md"))
+			roots = append(roots, rules...)
+		}
+		if s.p.home != "" {
+			roots = append(roots, filepath.Join(s.p.home, ".claude", "CLAUDE.md"), filepath.Join(s.p.home, ".gemini", "GEMINI.md"))
+		}
+		for _, r := range roots {
+			s.collectImports(r, 0)
+		}
+	}
+	return s.imported[abs]
+}
+
+// collectImports adds what the file at abs imports, at any depth.
+func (s *evalState) collectImports(abs string, depth int) {
+	if depth > maxImportDepth {
+		return
+	}
+	for _, imp := range fileImports(abs, s.p.home) {
+		if !s.imported[imp] {
+			s.imported[imp] = true
+			s.collectImports(imp, depth+1)
+		}
+	}
+}
+
+// fileImports returns the paths a file on disk imports, absolute.
+func fileImports(abs, home string) []string {
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, imp := range importsIn(string(b)) {
+		if ps, ok := resolvePath(imp, filepath.Dir(abs), home); ok {
+			out = append(out, ps.abs)
+		}
+	}
+	return out
 }
 
 // judgeImportsInto judges the @imports of the input's text as written
@@ -53,28 +118,65 @@ func (s *evalState) judgeImportsInto(ps *pathSubject) {
 				s.parts = append(s.parts, pt)
 				return
 			}
+			// What an imported file imports in turn is loaded too.
+			if ips, ok := resolvePath(imp, dir, s.p.home); ok {
+				if what, ref, denied := s.deniedImport(ips.abs, 1); denied {
+					pt.v.Subject = what
+					s.uncertain(&pt, "not understood: "+ps.abs+" would import "+imp+", which imports "+what+", which is "+ruleReason(ref))
+					s.parts = append(s.parts, pt)
+					return
+				}
+			}
 		}
 	}
 }
 
-// importsIn returns the @path words of a text.
+// deniedImport finds, among what the file at abs imports at any depth, a
+// file the Read rules deny.
+func (s *evalState) deniedImport(abs string, depth int) (string, RuleRef, bool) {
+	if depth > maxImportDepth {
+		return "", RuleRef{}, false
+	}
+	for _, imp := range fileImports(abs, s.p.home) {
+		if what, ref, denied := s.readDenied(imp, "/"); denied {
+			return what, ref, true
+		}
+		if what, ref, denied := s.deniedImport(imp, depth+1); denied {
+			return what, ref, true
+		}
+	}
+	return "", RuleRef{}, false
+}
+
+// importsIn returns the @path words of a text as Claude Code finds them:
+// an @ at the start or after white space (any Unicode space), the path up
+// to the next white space, "\ " an escaped space. Each is given as found
+// and without trailing punctuation or a #fragment, which other readers
+// drop: every form is judged.
 func importsIn(text string) []string {
 	var out []string
-	for i := strings.IndexByte(text, '@'); i >= 0; {
-		if i == 0 || strings.IndexByte(" \t\n\r(`\"'[", text[i-1]) >= 0 {
-			end := i + 1
-			for end < len(text) && strings.IndexByte(" \t\n\r)`\"']", text[end]) < 0 {
-				end++
+	rs := []rune(text)
+	for i := 0; i < len(rs); i++ {
+		if rs[i] != '@' || i > 0 && !unicode.IsSpace(rs[i-1]) {
+			continue
+		}
+		var b strings.Builder
+		j := i + 1
+		for ; j < len(rs) && !unicode.IsSpace(rs[j]); j++ {
+			if rs[j] == '\\' && j+1 < len(rs) && rs[j+1] == ' ' {
+				b.WriteRune(' ')
+				j++
+				continue
 			}
-			if p := strings.TrimRight(text[i+1:end], ".,;:!"); p != "" {
-				out = append(out, p)
+			b.WriteRune(rs[j])
+		}
+		i = j - 1
+		p := b.String()
+		for _, form := range []string{p, strings.TrimRight(p, ".,;:!?)]}'\"`"), strings.SplitN(p, "#", 2)[0]} {
+			if form != "" && !slices.Contains(out, form) {
+				out = append(out, form)
 			}
 		}
-		n := strings.IndexByte(text[i+1:], '@')
-		if n < 0 {
-			break
-		}
-		i += 1 + n
 	}
 	return out
 }

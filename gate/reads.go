@@ -709,8 +709,11 @@ func (s *evalState) judgeHistory(pt *part, r *shell.Read, tool string) {
 	// paths whose history it prints.
 	files := len(r.Revisions) > 0 && (r.By == "git diff" || r.By == "git grep") && !r.Dashed
 	for _, rev := range r.Revisions {
-		if rev == "" || strings.HasPrefix(rev, ":") {
-			files = false // :/REGEX, :PATH, standard input: objects, whatever the disk holds
+		if rev == "" || strings.HasPrefix(rev, ":") || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, "^~") ||
+			strings.Contains(rev, "..") || strings.Contains(rev, "@{") {
+			// :/REGEX, :PATH, standard input, an option, revision syntax
+			// (^HEAD~2): objects, whatever the disk holds.
+			files = false
 		}
 		p := rev
 		if !filepath.IsAbs(p) {
@@ -740,6 +743,12 @@ func (s *evalState) judgeHistory(pt *part, r *shell.Read, tool string) {
 		// A linked worktree's HEAD and index are its own, its objects
 		// and refs the main repository's: not read together here.
 		s.uncertain(pt, "not understood: "+r.By+" prints files from the history of "+root+", a linked worktree or a .git file this cannot follow")
+		return
+	}
+	if exists(filepath.Join(root, ".gitmodules")) && strings.EqualFold(gitConfigSetting(common, s.p.home, "diff", "submodule"), "diff") {
+		// diff.submodule=diff prints what changed inside submodules,
+		// whose histories are not read here.
+		s.uncertain(pt, "not understood: "+r.By+" prints the changes inside submodules too (diff.submodule = diff), whose histories are not judged")
 		return
 	}
 	h, err := s.p.history.history(gitDir)

@@ -1648,7 +1648,7 @@ func TestGitRound17(t *testing.T) {
 	}
 	f.WriteString("[include]\n\tpath = ../lib.gitconfig ; shared settings\n")
 	f.Close()
-	writeTree(t, cwd, map[string]string{"blob.txt": "API_KEY=1"})
+	writeTree(t, cwd, map[string]string{"blob.txt": "API_KEY=1", "^HEAD~1": "x", "--all": "x"})
 	gate.GitRun(t, cwd, "tag", "envbak", strings.TrimSpace(gitOutput(t, cwd, "hash-object", "-w", "blob.txt")))
 	os.Remove(filepath.Join(cwd, "blob.txt"))
 	writeTree(t, home, map[string]string{".gitconfig": "[include]\n\tpath = ~/.config/git/credentials\n",
@@ -1674,6 +1674,10 @@ func TestGitRound17(t *testing.T) {
 		{"git tag -l", gate.Allow},
 		// git diff takes revisions from standard input and from the refs.
 		{"git diff --stdin <<< HEAD~1", gate.Ask},
+		// A file named like revision syntax or an option does not make it
+		// a file to git.
+		{"git diff '^HEAD~1'", gate.Ask},
+		{"git diff --all", gate.Ask},
 		{"git diff --branches='ma*'", gate.Ask},
 		// git config prints what its includes hold.
 		{"git config --list", gate.Deny},
@@ -1782,6 +1786,7 @@ func TestRipgrepDropsWhatItCannotRead(t *testing.T) {
 // session, with no read the gate sees (round 17).
 func TestMemoryFileImports(t *testing.T) {
 	home, cwd := everydayTree(t)
+	writeTree(t, cwd, map[string]string{"docs/imp.md": "@../.env", "AGENTS.md": "see @docs/notes.md"})
 	p := everydayPolicy(t, home)
 	for _, tt := range []struct {
 		tool, input string
@@ -1792,6 +1797,15 @@ func TestMemoryFileImports(t *testing.T) {
 		{"Write", `{"file_path":".cursor/rules/a.mdc","content":"@*.env"}`, gate.Ask},
 		{"Write", `{"file_path":"CLAUDE.md","content":"see @README.md; mail a@b.c"}`, gate.Allow},
 		{"Write", `{"file_path":"notes.md","content":"@.env"}`, gate.Allow},
+		// As Claude Code reads them: after any white space, up to the next.
+		{"Write", `{"file_path":"CLAUDE.md","content":"x\f@.env"}`, gate.Ask},
+		{"Write", `{"file_path":"CLAUDE.md","content":"see\u00a0@.env"}`, gate.Ask},
+		{"Write", `{"file_path":"CLAUDE.md","content":"@docs)/../.env"}`, gate.Ask},
+		{"Write", `{"file_path":".claude/rules/a.md","content":"@.env"}`, gate.Ask},
+		// An import's own imports are loaded too; a file a memory file
+		// imports is one.
+		{"Write", `{"file_path":"CLAUDE.md","content":"see @docs/imp.md"}`, gate.Ask},
+		{"Write", `{"file_path":"docs/notes.md","content":"@.env"}`, gate.Ask},
 	} {
 		ev := p.Evaluate(gate.Call{Tool: tt.tool, Input: json.RawMessage(tt.input), Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll})
 		if ev.Decision != tt.want || tt.want == gate.Ask && !ev.Uncertain {
@@ -1807,6 +1821,7 @@ func TestMemoryFileImports(t *testing.T) {
 	}
 	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
 		{"echo '@.env' >> CLAUDE.md", gate.Ask},
+		{"echo '@.env' >> docs/notes.md", gate.Ask},
 		{"echo x >> notes.md", gate.Allow},
 	})
 }
@@ -1866,4 +1881,25 @@ func TestToolchainFiles(t *testing.T) {
 			t.Errorf("Write %s: %s uncertain=%v (%s), want %s", path, ev.Decision, ev.Uncertain, ev.Reason, want)
 		}
 	}
+}
+
+// TestDiffSubmoduleSetting: with diff.submodule = diff in git's config, a
+// plain git log -p prints what changed inside a submodule, whose history
+// is not read here (round 17).
+func TestDiffSubmoduleSetting(t *testing.T) {
+	root := t.TempDir()
+	home, src, cwd := filepath.Join(root, "home"), filepath.Join(root, "src"), filepath.Join(root, "home", "proj")
+	for _, d := range []string{src, cwd} {
+		writeTree(t, d, map[string]string{"a.txt": "x"})
+		gate.GitRun(t, d, "init", "-q")
+		gate.GitRun(t, d, "add", "-A")
+		gate.GitRun(t, d, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "first")
+	}
+	gate.GitRun(t, cwd, "-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "mod")
+	gate.GitRun(t, cwd, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "mod")
+	line := []lineCase{{"git log -p -1", gate.Allow}}
+	expectLines(t, everydayPolicy(t, home), cwd, gate.ModeApproveAll, false, line)
+	writeTree(t, home, map[string]string{".gitconfig": "[diff]\n\tsubmodule = diff ; show inside\n"})
+	line[0].want = gate.Ask
+	expectLines(t, everydayPolicy(t, home), cwd, gate.ModeApproveAll, false, line)
 }
