@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -109,6 +110,9 @@ type evalState struct {
 	// imported holds what the agent's memory files import (nil until
 	// needed).
 	imported map[string]bool
+	// linkMade lists what the line's ln, cp, mv ... make: maybe links;
+	// intoDir the DEST/SRC those write into a directory DEST.
+	linkMade, intoDir []string
 }
 
 // realDir is where a directory leads, and whether it is there.
@@ -318,6 +322,18 @@ func (s *evalState) evalShell() {
 	if s.staleDisk {
 		s.made, s.madeUnknown = madePaths(a)
 	}
+	for _, w := range a.Writes {
+		// What ln, cp -s, mv ... make may be a symbolic link that a later
+		// path in the line goes through (ln -s ~/.kube k && cat k/config).
+		// (cp SRC DEST's own DEST/SRC is not a later path.)
+		if op := strings.Fields(w.Op); len(op) > 0 && linkMakers[op[0]] && !w.Dynamic && filepath.IsAbs(w.Path) {
+			if w.IntoDir != "" {
+				s.intoDir = append(s.intoDir, filepath.Clean(w.Path))
+				continue
+			}
+			s.linkMade = append(s.linkMade, filepath.Clean(w.Path))
+		}
+	}
 	s.parts = make([]part, 0, len(a.Commands)+len(a.Writes)+len(a.Reads)+len(a.Network))
 	for i := range a.Commands {
 		s.judgeCommand(&a.Commands[i])
@@ -515,6 +531,10 @@ func (s *evalState) judgePath(pt *part, tool, raw string, kind ToolKind) {
 		return
 	}
 	pt.v.Subject = ps.abs
+	if why := s.throughMadeLink(ps.abs); why != "" {
+		s.uncertain(pt, why)
+		return
+	}
 	if s.c.Remote && dotDotAfterName(ps.raw) {
 		// A ".." after a name leads where the agent's file system says
 		// (a symlink), which this machine cannot see.
@@ -684,6 +704,24 @@ func (s *evalState) evalName() {
 		}
 	}
 	s.judgeInputPaths()
+}
+
+// linkMakers are the programs whose writes may be symbolic links.
+var linkMakers = map[string]bool{"ln": true, "cp": true, "mv": true, "install": true, "rsync": true, "git": true}
+
+// throughMadeLink says why abs may lead elsewhere than it reads: it lies
+// below something the line makes with ln, cp, mv ..., which may be a link
+// whose target the disk does not show yet.
+func (s *evalState) throughMadeLink(abs string) string {
+	if slices.Contains(s.intoDir, abs) {
+		return ""
+	}
+	for _, m := range s.linkMade {
+		if abs != m && under(abs, m) {
+			return "not understood: " + abs + " lies below " + m + ", which the line makes and may be a symbolic link to anywhere"
+		}
+	}
+	return ""
 }
 
 // typedIntoShell are tools that send text into a running shell session:

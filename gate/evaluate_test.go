@@ -154,7 +154,7 @@ func TestWriteToolAgentCode(t *testing.T) {
 		".claude/agents/a.md", "/home/u/.claude/skills/s/SKILL.md", ".mcp.json", "opencode.jsonc",
 		// Copilot CLI: workspace MCP servers, custom agents (front matter
 		// may start MCP servers), skills; Codex's and Copilot's .agents.
-		".github/mcp.json", ".vscode/mcp.json", ".github/agents/a.agent.md", ".github/skills/s/SKILL.md",
+		".github/mcp.json", ".vscode/mcp.json", ".vscode/settings.json", ".github/agents/a.agent.md", ".github/skills/s/SKILL.md",
 		".agents/skills/s/SKILL.md",
 		// What Claude Code starts by itself: launch configurations,
 		// workflows, routines, scheduled tasks.
@@ -168,7 +168,7 @@ func TestWriteToolAgentCode(t *testing.T) {
 			}
 		}
 	}
-	for _, path := range []string{".claude/README.md", ".github/copilot-instructions.md", ".github/workflows/ci.yml", ".vscode/settings.json"} {
+	for _, path := range []string{".claude/README.md", ".github/copilot-instructions.md", ".github/workflows/ci.yml", ".vscode/extensions.json"} {
 		if ev := p.Evaluate(pathCall("Write", "file_path", path), gate.Env{}); ev.Decision != gate.Allow {
 			t.Errorf("Write %s: %s (%s), want allow", path, ev.Decision, ev.Reason)
 		}

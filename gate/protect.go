@@ -371,6 +371,9 @@ var (
 		"/.claude/launch.json", "/.claude/scheduled_tasks.json", "/.github/mcp.json", "/.vscode/mcp.json",
 		// A task may run when an editor opens the folder (runOn: folderOpen).
 		"/.vscode/tasks.json",
+		// VS Code's chat.hookFilesLocations picks (or drops) the hook files
+		// its agents load.
+		"/.vscode/settings.json",
 	}
 )
 

@@ -831,6 +831,25 @@ func (s *evalState) judgeArgsAsReads(cmd *shell.Command) {
 			s.parts = append(s.parts, pt)
 			return
 		}
+		// And as writes of the names it matches (rm -rf .gi? x.tmp), a
+		// ".." before the pattern followed as the kernel does.
+		if dotDotAfterName(pat) {
+			cut := strings.LastIndexByte(pat[:max(strings.IndexAny(pat, "*?["), 0)], '/') + 1
+			if ph := physical(pat[:cut], s.cwd); ph != "" && !s.c.Remote {
+				pat = strings.TrimSuffix(ph, "/") + "/" + pat[cut:]
+			} else {
+				pat = filepath.Clean(pat)
+			}
+		}
+		files, ok, _ := listMatches(pat, false, false, false, false)
+		if !ok && cmd.Cwd != "" {
+			files = []string{strings.TrimSuffix(pat[:strings.LastIndexByte(pat[:strings.IndexAny(pat, "*?[")+1], '/')+1], "/")}
+		}
+		for _, f := range files {
+			if ps, ok := resolvePath(f, s.cwd, s.p.home); ok && s.argWrite(prog, &ps, s.realPath(ps.abs, ps.raw, s.cwd), f, true, cmd.Cwd) {
+				return
+			}
+		}
 	}
 	for _, w := range cmd.Argv[1:] {
 		pieces, whole := argPaths(w)
@@ -847,40 +866,64 @@ func (s *evalState) judgeArgsAsReads(cmd *shell.Command) {
 				denied(what, ref)
 				return
 			}
-			if why := s.outsideWrite(&ps, c, i < whole, cmd.Cwd); why != "" {
-				pt := part{v: Verdict{Kind: "write", Subject: ps.abs}}
-				s.uncertain(&pt, "not understood: "+prog+" is given "+ps.abs+", outside the project, which it may write ("+why+")")
-				s.parts = append(s.parts, pt)
-				return
-			}
-			// It may write it too (curl -o, go build -o, gzip), or a
-			// name made from it (split PREFIX writes PREFIXaa...): the
-			// paths no agent may write, and the directories that hold
-			// them, are for a person.
-			why := s.writeProtected(ps.abs, real)
-			if why == "" && (agentSettingsBelow(filepath.Dir(ps.abs)) || agentSettingsBelow(filepath.Dir(real))) {
-				why = "a name made from it would sit beside an agent's settings in " + filepath.Dir(real)
-			}
-			if why != "" {
-				pt := part{v: Verdict{Kind: "write", Subject: ps.abs}}
-				s.uncertain(&pt, "not understood: "+prog+" is given "+ps.abs+", which it may write: "+why)
-				s.parts = append(s.parts, pt)
+			if s.argWrite(prog, &ps, real, c, i < whole, cmd.Cwd) {
 				return
 			}
 		}
 	}
 }
 
+// argWrite judges the path ps (the argument piece c) of a program with no
+// table as one it may write: outside the project where the Write rules do
+// not allow it, the paths no agent may write and the directories that hold
+// them. It reports whether it added an ask.
+func (s *evalState) argWrite(prog string, ps *pathSubject, real, c string, whole bool, cmdCwd string) bool {
+	if why := s.outsideWrite(ps, c, whole, cmdCwd); why != "" {
+		pt := part{v: Verdict{Kind: "write", Subject: ps.abs}}
+		s.uncertain(&pt, "not understood: "+prog+" is given "+ps.abs+", outside the project, which it may write ("+why+")")
+		s.parts = append(s.parts, pt)
+		return true
+	}
+	// It may write it too (curl -o, go build -o, gzip), or a name made
+	// from it (split PREFIX writes PREFIXaa...).
+	why := s.writeProtected(ps.abs, real)
+	if why == "" && (agentSettingsBelow(filepath.Dir(ps.abs)) || agentSettingsBelow(filepath.Dir(real))) {
+		why = "a name made from it would sit beside an agent's settings in " + filepath.Dir(real)
+	}
+	if why == "" && (agentSettingsBelow(ps.abs) || agentSettingsBelow(real)) {
+		why = "removing it would take an agent's settings in " + real + " with it"
+	}
+	if why != "" {
+		pt := part{v: Verdict{Kind: "write", Subject: ps.abs}}
+		s.uncertain(&pt, "not understood: "+prog+" is given "+ps.abs+", which it may write: "+why)
+		s.parts = append(s.parts, pt)
+		return true
+	}
+	return false
+}
+
 // outsideWrite says why a program with no table, given the path ps (the
-// argument piece c), may not write it: it is outside the project and the
-// Write rules do not allow it there (`xxd README.md /tmp/x` writes /tmp/x).
-// Only whole words, values after "=" or "@" and glued option values count:
-// the pieces around a ":" are as often a URL or an image name as a path.
-func (s *evalState) outsideWrite(ps *pathSubject, c string, whole bool, cwd string) string {
-	if cwd == "" || ps.inside || !whole || strings.Contains(c, "://") || ps.abs == "/dev/null" {
+// argument piece c), may not write it: it is outside the project (the
+// call's directory, wherever a cd took the command) and the Write rules do
+// not allow it there (`xxd README.md /tmp/x` writes /tmp/x), or it is
+// relative to a directory not known. Only whole words, values after "="
+// or "@" and glued option values count: the pieces around a ":" are as
+// often a URL or an image name as a path.
+func (s *evalState) outsideWrite(ps *pathSubject, c string, whole bool, cmdCwd string) string {
+	if !whole || strings.Contains(c, "://") || ps.abs == "/dev/null" || s.cwd == "" {
 		return ""
 	}
-	subj := subject{path: ps}
+	if cmdCwd == "" && !filepath.IsAbs(c) && !strings.HasPrefix(c, "~") {
+		return "relative to a directory only known at run time"
+	}
+	if under(ps.abs, s.cwd) {
+		return ""
+	}
+	pps, ok := resolvePath(ps.abs, s.cwd, s.p.home)
+	if !ok {
+		return ""
+	}
+	subj := subject{path: &pps}
 	if ref := s.judge(WriteTool, &subj); ref.Action != Allow {
 		return "a write there is " + ruleReason(ref)
 	}

@@ -1482,6 +1482,22 @@ func TestRound17ShellForms(t *testing.T) {
 		{`printf '%1$d\n' 'path[$(touch /tmp/pwned)1]'`, gate.Ask},
 		{`printf '-%d\n' 'path[$(touch /tmp/pwned)1]'`, gate.Ask},
 		{`test -n "$x" && echo set`, gate.Allow},
+		// Wave 4: let's words are a pipeline to bash; <(...) inside
+		// ${...}; zsh: a bracket holding /, >&!, cd with unknown -words.
+		{"echo 'touch /tmp/pwned' > x; let bash=1 x=1; let y=1|bash x", gate.Ask},
+		{"cd /tmp && let pwned=2>pwned; echo ok", gate.Ask},
+		{"echo ${x:-<(touch /tmp/pwned)}", gate.Ask},
+		{"echo ${x:-=(touch /tmp/pwned)}", gate.Ask},
+		{"cat .en[v/]", gate.Ask},
+		{"echo x >&! /tmp/outside", gate.Ask},
+		{"cd -proj -proj/../.ssh && cat id_rsa", gate.Ask},
+		{"cd -- -proj -proj/.. && echo x > outside", gate.Ask},
+		// A path below what the line makes with ln, cp, mv.
+		{"ln -s ~/.ssh k && cat k/id_rsa", gate.Deny},
+		{"ln -s ~/.kube k && cat k/config", gate.Ask},
+		{"ln -s ~ h && echo x >> h/.bashrc", gate.Ask},
+		{"echo ${x:-default}", gate.Allow},
+		{"cd -P docs && cat notes.md", gate.Allow},
 		// dash (sh) reads $'...' as $ then a quoted string.
 		{`sh -c "echo \$'\\' ; touch /tmp/pwned"`, gate.Ask},
 		{"git log --oneline | head -5", gate.Allow},
@@ -1516,7 +1532,7 @@ func TestProgramsWithoutTablesUnderPrefixRules(t *testing.T) {
 	}
 	p := projectPolicy(t, "xxd *", "zcat *", "kubectl get *", "docker ps *", "cp *", "mv *", "csplit *", "tar -tf *", "tar -tvf *",
 		"strings *", "hexdump *", "curl -s https://api.example.com/*", "curl *", "man *", "less *", "ps *", "pushd *", "tee *",
-		"tar *", "go install *", "go clean *", "make -n *")
+		"tar *", "go install *", "go clean *", "make -n *", "rm *.tmp", "rm -f *.tmp", "mkdir *", "unzip -l *", "cd *")
 	out := filepath.Join(filepath.Dir(home), "outside.txt")
 	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
 		// xxd writes its second operand.
@@ -1541,6 +1557,20 @@ func TestProgramsWithoutTablesUnderPrefixRules(t *testing.T) {
 		{"tar -tvf a.tar --index-file=" + out, gate.Ask},
 		{"tar -tf host:a.tar", gate.Ask},
 		{"tar -tf a.tar", gate.Allow},
+		// Wave 4: a pattern given to a program without a table is judged
+		// as writes of what it matches; outside the project is measured
+		// from the project, wherever a cd went; mkdir makes directories;
+		// tar -T reads names and options from a list; unzip's --l undoes
+		// -l.
+		{"rm -rf .gi? x.tmp", gate.Ask},
+		{"echo 00 | xxd -r -p - ~/.bashr?", gate.Ask},
+		{"cd .. && echo 00 | xxd -r -p - pwned", gate.Ask},
+		{"mkdir -p ~/.local/bin/ls", gate.Ask},
+		{"tar -tf a.tar -T list.txt", gate.Ask},
+		{"unzip -l --l -o p.zip", gate.Ask},
+		{"rm -f *.tmp", gate.Allow},
+		{"mkdir -p build/out", gate.Allow},
+		{"unzip -l p.zip", gate.Allow},
 		// A process environment is denied to any program; a path after
 		// @ or < and before ; in an option value is read.
 		{"strings /proc/1/environ", gate.Ask},
@@ -1572,6 +1602,20 @@ func TestProgramsWithoutTablesUnderPrefixRules(t *testing.T) {
 		{"go clean -modcache", gate.Ask},
 		{"make -n all", gate.Ask},
 		{"tar -tf a.tar", gate.Allow},
+		// Wave 4: a pattern given to a program without a table is judged
+		// as writes of what it matches; outside the project is measured
+		// from the project, wherever a cd went; mkdir makes directories;
+		// tar -T reads names and options from a list; unzip's --l undoes
+		// -l.
+		{"rm -rf .gi? x.tmp", gate.Ask},
+		{"echo 00 | xxd -r -p - ~/.bashr?", gate.Ask},
+		{"cd .. && echo 00 | xxd -r -p - pwned", gate.Ask},
+		{"mkdir -p ~/.local/bin/ls", gate.Ask},
+		{"tar -tf a.tar -T list.txt", gate.Ask},
+		{"unzip -l --l -o p.zip", gate.Ask},
+		{"rm -f *.tmp", gate.Allow},
+		{"mkdir -p build/out", gate.Allow},
+		{"unzip -l p.zip", gate.Allow},
 	})
 }
 

@@ -257,7 +257,7 @@ func unsafeText(src string) string {
 // `$~x`, `$=x`, `$^x` expand x (bash keeps them as text). Anywhere in the
 // text, quoted or not: reading it as bash would not tell.
 func zshOnly(src string) string {
-	for _, z := range [...]string{">!", "$~", "$=", "$^"} {
+	for _, z := range [...]string{">!", ">&!", "&>!", "$~", "$=", "$^"} {
 		if strings.Contains(src, z) {
 			return "`" + z + "`, which zsh reads differently from bash (an agent's shell may be zsh)"
 		}
@@ -643,6 +643,12 @@ func (a *analyzer) command(c syntax.Command, in stdinKind, script *stdinScript) 
 	case *syntax.ArithmCmd:
 		a.arith(c.X)
 	case *syntax.LetClause:
+		if strings.ContainsAny(a.source(c), "|&<>;") {
+			// The parser reads let's words as one arithmetic expression;
+			// bash reads | & < > ; there as pipes and redirections (let
+			// y=1|bash x runs bash).
+			a.notUnderstood("let with | & < > or ; (bash reads them as a pipeline or redirection)")
+		}
 		for _, x := range c.Exprs {
 			a.arith(x)
 		}

@@ -270,6 +270,8 @@ func TestHazards(t *testing.T) {
 		{"sort -o", "sort --temp=/tmp big.txt"},
 		{"tar runs a program", "tar -tvf a.tar --index-file=/tmp/idx"},
 		{"tar runs a program", "tar -tf host:a.tar"},
+		{"tar runs a program", "tar -tf a.tar -T list.txt"},
+		{"tar runs a program", "tar -tf a.tar --files-from=list.txt"},
 		{"tar runs a program", "tar tf host:a.tar"},
 		{"kubeconfig", "kubectl --kubeconfig=kc.yaml get pods"},
 		{"docker loads another configuration", "docker --config ./d ps"},

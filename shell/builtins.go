@@ -344,29 +344,34 @@ func dynSafeBuiltin(name string) bool {
 func (a *analyzer) cd(args []field) {
 	var target *field
 	physical := false
+	operands := 0
+	dashes := false
 	for i := range args {
 		f := &args[i]
 		if f.dyn || f.glob {
 			a.st.cwd = ""
 			return
 		}
-		if f.s == "--" {
-			if i+1 < len(args) {
-				target = &args[i+1]
+		switch {
+		case !dashes && f.s == "--":
+			dashes = true
+			continue
+		case !dashes && len(f.s) > 1 && f.s[0] == '-' && !isDigits(f.s[1:]):
+			// -L, -P, -e, -@ (bash), -q, -s (zsh). Another word is an
+			// operand to zsh (cd -a -b swaps in $PWD) and an error to
+			// bash: where it lands is not known.
+			if strings.Trim(f.s[1:], "LPe@qs") != "" {
+				a.st.cwd = ""
+				return
 			}
-			break
+			physical = physical || strings.Contains(f.s, "P")
+			continue
 		}
-		if strings.HasPrefix(f.s, "-") && f.s != "-" && !isDigits(f.s[1:]) {
-			physical = physical || strings.Contains(f.s, "P") && !strings.HasPrefix(f.s, "--")
-			continue // -L, -P, -e, -@ (zsh's -N is a stack entry)
-		}
-		target = f
-		break
-	}
-	operands := 0
-	for i := range args {
-		if args[i].s != "" && (!strings.HasPrefix(args[i].s, "-") || args[i].s == "-") {
+		if f.s != "" {
 			operands++
+		}
+		if target == nil {
+			target = f
 		}
 	}
 	if operands > 1 {

@@ -616,7 +616,7 @@ func gitPrintsHistory(sub string, rest []field) (history bool, operands []string
 					j++
 				}
 			case sub == "log" || sub == "whatchanged" || sub == "reflog":
-				for _, p := range []string{"patch", "unified", "cc", "word-diff", "color-words", "binary", "full-diff", "pickaxe", "diff-merges", "remerge-diff", "textconv", "function-context", "check"} {
+				for _, p := range []string{"patch", "unified", "cc", "dd", "word-diff", "color-words", "binary", "full-diff", "pickaxe", "diff-merges", "remerge-diff", "textconv", "function-context", "check"} {
 					if strings.HasPrefix(p, name) || strings.HasPrefix(name, p) {
 						history = true
 					}

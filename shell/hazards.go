@@ -46,7 +46,7 @@ var hazards = []hazard{
 	{"base64 -o", []string{"base64"}, func(a []field) bool { return hasPrefixArg(a, "-o", "--output") }},
 	{"tar runs a program", []string{"tar", "gtar", "bsdtar"}, func(a []field) bool {
 		return longPrefixArg(a, "to-command", "use-compress-program", "checkpoint-action", "info-script",
-			"new-volume-script", "rsh-command", "rmt-command", "transform", "xform", "index-file", "volno-file") || tarRemote(a) || hasPrefixArg(a, "--to-command", "--use-compress-program", "--checkpoint-action", "--info-script",
+			"new-volume-script", "rsh-command", "rmt-command", "transform", "xform", "index-file", "volno-file", "files-from") || tarRemote(a) || tarListFile(a) || hasPrefixArg(a, "--to-command", "--use-compress-program", "--checkpoint-action", "--info-script",
 			"--new-volume-script", "--rsh-command", "--rmt-command", "-I", "-F") || tarOldStyle(a)
 	}},
 	{"rsync runs a program", []string{"rsync"}, func(a []field) bool {
@@ -281,6 +281,26 @@ func curlLocal(a []field) bool {
 		u := strings.ToLower(f.s)
 		if strings.Contains(u, "file:") || strings.Contains(u, "dict:") || strings.Contains(u, "gopher") || strings.Contains(u, "telnet:") {
 			return true
+		}
+	}
+	return false
+}
+
+// tarListFile reports -T LIST: tar reads names, and options (a -T inside
+// naming another file), from LIST, and prints those it does not find.
+func tarListFile(a []field) bool {
+	for i, f := range a {
+		s := f.s
+		if strings.HasPrefix(s, "--") || !strings.HasPrefix(s, "-") && i > 0 {
+			continue
+		}
+		for _, c := range strings.TrimPrefix(s, "-") {
+			if c == 'T' {
+				return true
+			}
+			if strings.ContainsRune("fCXbgHKLNVI", c) {
+				break
+			}
 		}
 	}
 	return false

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,6 +83,7 @@ func buildPrograms() map[string]*progSpec {
 	}
 	m["uniq"].operands = opReadWrite
 	m["tee"].operands = opWrite
+	m["mkdir"].operands = opWrite // a directory made where programs are found, outside the project
 	m["touch"].operands = opWrite
 	m["cp"].operands, m["install"].operands, m["mv"].operands, m["ln"].operands = opCopy, opCopy, opMove, opLink
 	m["cp"].recursive = set("-r", "-R", "--recursive", "-a", "--archive")
@@ -708,9 +710,12 @@ func extracts(name string, args []field) string {
 	for i, f := range args {
 		s := f.s
 		switch {
+		case name == "unzip" && strings.HasPrefix(s, "--"):
+			// A second dash undoes an option (-l --l extracts).
+			return "not understood: unzip with " + s + " (a second dash undoes an option)"
 		case name == "unzip":
 			// unzip extracts unless it lists, tests or prints.
-			if strings.HasPrefix(s, "-") && strings.ContainsAny(s[1:], "lZtzvpc") {
+			if strings.HasPrefix(s, "-") && strings.ContainsAny(s[1:], "lZtzvpc") && !slices.ContainsFunc(args, func(f field) bool { return strings.HasPrefix(f.s, "--") }) {
 				return ""
 			}
 			extract = true

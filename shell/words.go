@@ -488,6 +488,13 @@ func (r *resolver) param(b []byte, pe *syntax.ParamExp, quoted bool, f *field) [
 	if pe.Exp != nil && (pe.Exp.Op == syntax.ErrorUnset || pe.Exp.Op == syntax.ErrorUnsetOrNull) {
 		a.mayAbort() // ${x:?msg}
 	}
+	if pe.Exp != nil && pe.Exp.Word != nil {
+		if t := a.source(pe.Exp.Word); strings.Contains(t, "<(") || strings.Contains(t, ">(") || strings.Contains(t, "=(") {
+			// The parser keeps <(...) there as text; bash runs it (and
+			// zsh =(...)).
+			a.notUnderstood("a process substitution inside ${...}")
+		}
+	}
 	if pe.Repl != nil {
 		r.single(pe.Repl.Orig, ctxPattern)
 		r.single(pe.Repl.With, ctxNoSplit)
@@ -656,6 +663,11 @@ func (r *resolver) unquotedLit(b, pat []byte, v string, first bool, f *field) ([
 			}
 			j := bracketEnd(v, i)
 			if j < 0 {
+				if strings.IndexByte(v[i:], ']') > 0 {
+					// [v/] is text to bash (a / ends it) and a pattern
+					// to zsh (cat .en[v/] reads .env).
+					r.a.notUnderstood("a bracket holding a / (a pattern to zsh, text to bash)")
+				}
 				b = append(b, '[')
 				pat = r.patRaw(pat, `\[`)
 				continue
