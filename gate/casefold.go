@@ -71,10 +71,14 @@ func (s *evalState) foldsAt(abs string) bool {
 	if s.p.foldCase != nil {
 		return s.p.foldCase(abs)
 	}
+	var seen []string // every directory on the way shares the answer
+	v := runtime.GOOS == "darwin" || runtime.GOOS == "windows"
 	for d := filepath.Dir(abs); d != "/" && d != "."; d = filepath.Dir(d) {
-		if v, ok := s.folds[d]; ok {
-			return v
+		if known, ok := s.folds[d]; ok {
+			v = known
+			break
 		}
+		seen = append(seen, d)
 		base := filepath.Base(d)
 		swapped := strings.Map(swapCase, base)
 		if swapped == base {
@@ -85,14 +89,16 @@ func (s *evalState) foldsAt(abs string) bool {
 			continue
 		}
 		other, err := os.Lstat(filepath.Join(filepath.Dir(d), swapped))
-		v := err == nil && os.SameFile(fi, other)
-		if s.folds == nil {
-			s.folds = map[string]bool{}
-		}
-		s.folds[d] = v
-		return v
+		v = err == nil && os.SameFile(fi, other)
+		break
 	}
-	return runtime.GOOS == "darwin" || runtime.GOOS == "windows"
+	if s.folds == nil {
+		s.folds = map[string]bool{}
+	}
+	for _, d := range seen {
+		s.folds[d] = v
+	}
+	return v
 }
 
 func swapCase(r rune) rune {

@@ -969,19 +969,20 @@ func argPaths(w string) (out []string, whole int) {
 	return out, whole
 }
 
-// patternQuote makes a path a shell pattern that names only it.
-func patternQuote(p string) string {
-	if !strings.ContainsAny(p, `*?[\`) {
-		return p
-	}
-	var b strings.Builder
-	for i := 0; i < len(p); i++ {
-		if strings.IndexByte(`*?[\`, p[i]) >= 0 {
-			b.WriteByte('\\')
+// secretFile reports a path (not a pattern) no agent may read:
+// approvalbot's data, a process environment. secretPattern's test for one
+// file, without building patterns.
+func (p *Policy) secretFile(abs string) bool {
+	for _, sec := range p.secrets {
+		if under(abs, filepath.Clean(sec)) {
+			return true
 		}
-		b.WriteByte(p[i])
 	}
-	return b.String()
+	if rest, ok := strings.CutPrefix(abs, "/proc/"); ok {
+		parts := strings.Split(rest, "/")
+		return len(parts) == 3 && parts[2] == "environ" || len(parts) == 5 && parts[1] == "task" && parts[4] == "environ"
+	}
+	return false
 }
 
 // readDenied judges a path by the Read rules, and the file a symlink along
@@ -998,7 +999,7 @@ func (s *evalState) readDenied(raw, cwd string) (string, RuleRef, bool) {
 func (s *evalState) readDeniedAt(ps *pathSubject, real, cwd string) (string, RuleRef, bool) {
 	// approvalbot's data, a process environment: whatever the rules say.
 	for _, p := range [2]string{ps.abs, real} {
-		if s.p.secretPattern(patternQuote(p), false) != "" {
+		if s.p.secretFile(p) {
 			return p, RuleRef{Layer: LayerBuiltin, Action: Deny}, true
 		}
 	}

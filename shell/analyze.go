@@ -513,23 +513,18 @@ func (a *analyzer) stmt(s *syntax.Stmt, in stdinKind) {
 		defer func() { a.st = saved }()
 	} else if s.Negated {
 		// `! cd x` succeeds when cd failed: its changes may not hold.
-		pre := a.st.copy()
-		defer a.st.merge(&pre)
+		defer a.mayNotHold()()
 	}
-	if len(s.Redirs) > 0 && !redirsCannotFail(s.Redirs) {
-		// A redirection that fails (a missing file, a directory, a closed
-		// fd) skips the command: what it would change may not happen.
-		pre := a.st.copy()
-		defer a.st.merge(&pre)
-	}
-	if ce, ok := s.Cmd.(*syntax.CallExpr); ok && len(ce.Args) == 0 && len(ce.Assigns) > 0 && len(s.Redirs) > 0 {
-		// With no command word, bash assigns first and then opens the
-		// redirections: their words see the new values (x=F >$x).
-		a.call(ce, in, nil)
-		for _, r := range s.Redirs {
-			a.redirect(r)
+	if len(s.Redirs) > 0 {
+		if !redirsCannotFail(s.Redirs) {
+			// A redirection that fails (a missing file, a directory, a
+			// closed fd) skips the command: its changes may not happen.
+			defer a.mayNotHold()()
 		}
-		return
+		if ce, ok := s.Cmd.(*syntax.CallExpr); ok && len(ce.Args) == 0 && len(ce.Assigns) > 0 {
+			a.assignThenRedirect(ce, s.Redirs, in)
+			return
+		}
 	}
 	var script *stdinScript
 	mark := len(a.an.Reads)
@@ -549,6 +544,24 @@ func (a *analyzer) stmt(s *syntax.Stmt, in stdinKind) {
 		return
 	}
 	a.command(s.Cmd, in, script)
+}
+
+// mayNotHold returns what, deferred, makes the state after a command one
+// where the command's changes may not have happened. (Apart from stmt, so
+// that the frames of its deep recursion stay small.)
+func (a *analyzer) mayNotHold() func() {
+	pre := a.st.clone()
+	return func() { a.st.merge(pre) }
+}
+
+// assignThenRedirect walks a command of assignments alone: bash assigns
+// first and then opens the redirections, whose words see the new values
+// (x=F >$x).
+func (a *analyzer) assignThenRedirect(ce *syntax.CallExpr, redirs []*syntax.Redirect, in stdinKind) {
+	a.call(ce, in, nil)
+	for _, r := range redirs {
+		a.redirect(r)
+	}
 }
 
 // redirsCannotFail reports redirections that open nothing that may be
@@ -595,26 +608,9 @@ func (a *analyzer) command(c syntax.Command, in stdinKind, script *stdinScript) 
 		case syntax.OrStmt:
 			// Y runs when X failed (a cd that did not happen), and after
 			// the list X may or may not have succeeded.
-			pre := a.st.copy()
-			a.stmt(c.X, in)
-			a.st.merge(&pre)
-			a.branch(func() { a.stmt(c.Y, stdinNone) })
+			a.orList(c, in)
 		case syntax.Pipe, syntax.PipeAll:
-			// Each side of a pipeline runs in a subshell (lastpipe is off).
-			if c.Y != nil {
-				if _, ok := c.Y.Cmd.(*syntax.TimeClause); ok {
-					// bash reads `time` as the keyword only at the start of
-					// a pipeline; after a pipe it is a command.
-					a.notUnderstood("`time` after a pipe")
-				}
-			}
-			a.subshell(func() { a.stmt(c.X, in) })
-			// zsh runs the last command of a pipeline in this shell (echo x
-			// | read v; true | cd ~), bash in a subshell: its changes may
-			// hold.
-			pre := a.st.copy()
-			a.stmt(c.Y, stdinPipe)
-			a.st.merge(&pre)
+			a.pipeline(c, in)
 		default:
 			a.notUnderstood("operator " + c.Op.String())
 		}
@@ -722,6 +718,31 @@ func (a *analyzer) loop(fn func()) {
 		a.an.Commands = a.an.Commands[:mark]
 		a.an.Writes, a.an.Reads, a.an.Network = a.an.Writes[:marks[0]], a.an.Reads[:marks[1]], a.an.Network[:marks[2]]
 	}
+}
+
+// orList walks X || Y.
+func (a *analyzer) orList(c *syntax.BinaryCmd, in stdinKind) {
+	restore := a.mayNotHold()
+	a.stmt(c.X, in)
+	restore()
+	a.branch(func() { a.stmt(c.Y, stdinNone) })
+}
+
+// pipeline walks X | Y: X in a subshell; Y in a subshell to bash and in
+// this shell to zsh (echo x | read v; true | cd ~), so its changes may
+// hold.
+func (a *analyzer) pipeline(c *syntax.BinaryCmd, in stdinKind) {
+	if c.Y != nil {
+		if _, ok := c.Y.Cmd.(*syntax.TimeClause); ok {
+			// bash reads `time` as the keyword only at the start of a
+			// pipeline; after a pipe it is a command.
+			a.notUnderstood("`time` after a pipe")
+		}
+	}
+	a.subshell(func() { a.stmt(c.X, in) })
+	restore := a.mayNotHold()
+	a.stmt(c.Y, stdinPipe)
+	restore()
 }
 
 // loopExit records the current state as one the innermost loop (with all,
