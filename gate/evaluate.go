@@ -433,6 +433,9 @@ func (s *evalState) judgeCommand(cmd *shell.Command) {
 			if why == "" {
 				why = s.gitPathWrite(cmd.Argv, dir)
 			}
+			if why == "" {
+				why = gitNotesPrinted(cmd.Argv, dir)
+			}
 		}
 		{
 			if why != "" {
@@ -671,7 +674,8 @@ func (s *evalState) evalPaths() {
 					// opencode searches the directory of a file it is given.
 					dir = filepath.Dir(ps.abs)
 				}
-				s.judgeReadAs(&shell.Read{Path: dir, Recursive: true, RgIgnore: rg, By: s.c.Tool}, s.c.Tool)
+				// opencode runs rg --follow.
+				s.judgeReadAs(&shell.Read{Path: dir, Recursive: true, RgIgnore: rg, FollowLinks: s.c.Tool == "grep", By: s.c.Tool}, s.c.Tool)
 			}
 		}
 	}

@@ -121,7 +121,12 @@ func (ig *ignorer) load(file, base string) bool {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), " \t\r")
+		line := strings.TrimRight(strings.TrimSuffix(sc.Text(), "\r"), " ")
+		if strings.HasSuffix(line, "\t") || strings.HasSuffix(line, "\\") {
+			// git keeps a trailing tab (.env<TAB> ignores no .env),
+			// ripgrep drops it; an escaped trailing space: not followed.
+			return false
+		}
 		if !utf8.ValidString(line) {
 			return false // ripgrep stops reading the file there; git does not
 		}

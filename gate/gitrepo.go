@@ -337,8 +337,8 @@ func (s *evalState) gitTreeWrite(argv []string, dir string) string {
 	}
 	switch sub {
 	case "stash":
-		if len(rest) == 0 || rest[0] == "list" || rest[0] == "show" || rest[0] == "push" || rest[0] == "save" || rest[0] == "drop" || rest[0] == "clear" || rest[0] == "create" {
-			return "" // saves or lists; only pop, apply and branch write files back
+		if len(rest) > 0 && (rest[0] == "list" || rest[0] == "show" || rest[0] == "drop" || rest[0] == "clear" || rest[0] == "create") {
+			return "" // lists or drops
 		}
 	case "reset":
 		writes := false
@@ -357,16 +357,19 @@ func (s *evalState) gitTreeWrite(argv []string, dir string) string {
 	if !ok {
 		return "" // no repository here: git fails
 	}
-	if sub == "clean" {
-		// It removes untracked (with -x, ignored) files: an agent's
-		// local settings are often both.
+	stashSave := sub == "stash" && (len(rest) == 0 || rest[0] == "push" || rest[0] == "save" || strings.HasPrefix(rest[0], "-"))
+	if sub == "clean" || stashSave {
+		// It removes untracked (with -x, ignored) files: an agent's local
+		// settings are often both. git stash (push, save) puts modified
+		// files back as committed, and with -u or -a removes untracked or
+		// ignored ones.
 		for _, a := range rest {
 			if a == "-n" || a == "--dry-run" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 'n') {
 				return ""
 			}
 		}
 		if agentSettingsInside(root) || agentSettingsInside(dir) {
-			return "git clean may remove an agent's hook settings in " + root
+			return "git " + sub + " may remove or change an agent's hook settings in " + root
 		}
 		return ""
 	}
@@ -445,6 +448,38 @@ func (s *evalState) gitPathWrite(argv []string, dir string) string {
 				return "git " + sub + " may write " + ps.abs + ": " + why
 			}
 		}
+	}
+	return ""
+}
+
+// gitNotesPrinted says why git log (show, reflog, stash list ...) run in
+// dir may print a note: a blob no path names, which the history check
+// cannot judge by name (git notes add -C <the .env blob>). "" when the
+// repository has no notes or the line turns them off.
+func gitNotesPrinted(argv []string, dir string) string {
+	switch gitSubcommand(argv) {
+	case "log", "show", "whatchanged", "reflog", "stash":
+	default:
+		return ""
+	}
+	for _, a := range argv {
+		if a == "--no-notes" {
+			return ""
+		}
+	}
+	root, ok := workTreeRoot(dir)
+	if !ok {
+		return ""
+	}
+	_, common, ok := gitDirs(root)
+	if !ok {
+		return ""
+	}
+	if entries, err := os.ReadDir(filepath.Join(common, "refs", "notes")); err == nil && len(entries) > 0 {
+		return "git prints the repository's notes, blobs no file name judges"
+	}
+	if b, err := os.ReadFile(filepath.Join(common, "packed-refs")); err == nil && strings.Contains(string(b), " refs/notes/") {
+		return "git prints the repository's notes, blobs no file name judges"
 	}
 	return ""
 }

@@ -127,7 +127,17 @@ func (s *evalState) judgeReadAs(r *shell.Read, tool string) {
 		return
 	}
 	if !s.c.Remote && !s.staleDisk {
-		files, ok, why := listMatches(r.Path, r.Recursive, r.FollowLinks, r.SkipHidden, r.Tracked || r.Addable || r.RgIgnore)
+		// git's files are not in its work tree; ripgrep --hidden searches
+		// .git too, but for its objects (named by hash, which no rule on
+		// names meets).
+		skipGit := noGit
+		switch {
+		case r.Tracked || r.Addable:
+			skipGit = wholeGit
+		case r.RgIgnore:
+			skipGit = gitObjectsOnly
+		}
+		files, ok, why := listMatches(r.Path, r.Recursive, r.FollowLinks, r.SkipHidden, skipGit)
 		if why != "" {
 			s.uncertain(&pt, "not understood: `"+r.Path+"` "+why)
 			return
@@ -268,6 +278,15 @@ func isDir(p string) bool {
 	return err == nil && info.IsDir()
 }
 
+// gitSkip says what of a .git directory a walk leaves out.
+type gitSkip int
+
+const (
+	noGit          gitSkip = iota // nothing
+	wholeGit                      // all of it (a work tree's files)
+	gitObjectsOnly                // its objects (ripgrep --hidden)
+)
+
 // maxListed bounds the directory entries a pattern read may look at.
 const maxListed = 20000
 
@@ -278,7 +297,7 @@ const maxListed = 20000
 // what bash (or grep -r, for its operands) would find. skipGit leaves out
 // .git directories, which git grep, git diff and git add never read as
 // files of the work tree.
-func listMatches(pattern string, recursive, follow, skipHidden, skipGit bool) (files []string, ok bool, why string) {
+func listMatches(pattern string, recursive, follow, skipHidden bool, skipGit gitSkip) (files []string, ok bool, why string) {
 	if !filepath.IsAbs(pattern) {
 		return nil, false, ""
 	}
@@ -337,8 +356,10 @@ func listMatches(pattern string, recursive, follow, skipHidden, skipGit bool) (f
 		if n > maxListed {
 			return errTooMany
 		}
-		if skipGit && d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir // git's own files are not in its work tree
+		if skipGit != noGit && d.IsDir() {
+			if skipGit == wholeGit && d.Name() == ".git" || skipGit == gitObjectsOnly && d.Name() == "objects" && filepath.Base(filepath.Dir(p)) == ".git" {
+				return filepath.SkipDir // git's own files are not in its work tree
+			}
 		}
 		if skipHidden && p != prefix && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
@@ -353,8 +374,15 @@ func listMatches(pattern string, recursive, follow, skipHidden, skipGit bool) (f
 		}
 		if d.Type()&fs.ModeSymlink != 0 && recursive {
 			if follow {
-				// grep -R and rg -L follow links inside the tree: where
-				// they lead is not walked here.
+				// grep -R and rg -L follow links inside the tree: a link
+				// to a file is judged where it leads; a directory's is
+				// not walked here.
+				if t, err := filepath.EvalSymlinks(p); err == nil {
+					if fi, err := os.Stat(t); err == nil && fi.Mode().IsRegular() {
+						out = append(out, p, t)
+						return nil
+					}
+				}
 				return errTooMany
 			}
 			return nil // grep -r and rg do not follow them
@@ -841,7 +869,7 @@ func (s *evalState) judgeArgsAsReads(cmd *shell.Command) {
 				pat = filepath.Clean(pat)
 			}
 		}
-		files, ok, _ := listMatches(pat, false, false, false, false)
+		files, ok, _ := listMatches(pat, false, false, false, noGit)
 		if !ok && cmd.Cwd != "" {
 			files = []string{strings.TrimSuffix(pat[:strings.LastIndexByte(pat[:strings.IndexAny(pat, "*?[")+1], '/')+1], "/")}
 		}

@@ -151,7 +151,7 @@ func gitRunsCommand(a []field) bool {
 // option, so a word that is a prefix of one of these asks.
 var gitDanger = []string{"output", "show-signature", "output-directory", "ext-diff", "textconv", "exec", "exec-path", "upload-pack",
 	"receive-pack", "open-files-in-pager", "config", "config-env", "template", "separate-git-dir", "git-dir",
-	"work-tree", "extcmd", "tool", "strategy", "upload-archive", "remote"}
+	"work-tree", "extcmd", "tool", "strategy", "upload-archive", "remote", "gpg-sign"}
 
 // gitExact are options that are prefixes of a gitDanger entry but are
 // options of their own (an exact name wins over an abbreviation).
@@ -159,7 +159,9 @@ var gitExact = map[string]bool{"text": true, "exit-code": true}
 
 // gitShortDanger lists short options that run programs or write files, per
 // subcommand.
-var gitShortDanger = map[string]string{"format-patch": "o", "rebase": "x", "grep": "O", "clone": "cu", "archive": "o"}
+var gitShortDanger = map[string]string{"format-patch": "o", "rebase": "xS", "grep": "O", "clone": "cu", "archive": "o",
+	// -S signs: gpg runs (and writes its files in ~/.gnupg); tag -s, -u.
+	"commit": "S", "merge": "S", "cherry-pick": "S", "revert": "S", "am": "S", "commit-tree": "S", "tag": "su"}
 
 func (a *analyzer) git(fs []field) (string, string) {
 	args := fs[1:]

@@ -57,7 +57,7 @@ var hazards = []hazard{
 			shortFlag(a, 'O', "dHuXxAeEFKhrTwyYzbco") || shortFlag(a, 'J', "dHuXxAeEFKhrTwyYzbco") ||
 			hasPrefixArg(a, "--output", "--config", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--libcurl", "-D", "-c") ||
 			longPrefixArg(a, "alt-svc", "hsts", "etag-save", "output-dir", "remote-name", "remote-name-all", "remote-header-name",
-				"create-dirs", "write-out", "trace-config", "ssl-sessions") || curlLocal(a)
+				"create-dirs", "write-out", "trace-config", "ssl-sessions", "proto-default", "proto-redir") || curlLocal(a)
 	}},
 	{"time -o", []string{"time"}, func(a []field) bool { return hasPrefixArg(a, "-o", "--output") || longPrefixArg(a, "output") }},
 	{"alias", []string{"alias"}, func([]field) bool { return true }},
@@ -103,7 +103,8 @@ var hazards = []hazard{
 	{"kubectl loads another kubeconfig", []string{"kubectl", "helm", "oc", "kubectx", "kubens", "k9s"}, func(a []field) bool {
 		// A kubeconfig's exec credential plugin runs a program before
 		// the first request (kubectl get pods --kubeconfig kc.yaml).
-		return hasPrefixArg(a, "--kubeconfig", "--kube-config")
+		// --server sends the kubeconfig's credentials to another host.
+		return hasPrefixArg(a, "--kubeconfig", "--kube-config", "--server", "-s", "--token-file")
 	}},
 	{"docker loads another configuration", []string{"docker"}, func(a []field) bool {
 		// A config directory brings credential helpers and CLI plugins.

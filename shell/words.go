@@ -64,6 +64,11 @@ func (r *resolver) word(w *syntax.Word, out []field) []field {
 	if l, ok := w.Parts[0].(*syntax.Lit); ok && len(w.Parts) == 1 && l.Value == "}" {
 		r.a.notUnderstood("a `}` word, which ends a brace group to zsh")
 	}
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && zshOnlyRange(l.Value) {
+			r.a.notUnderstood("a brace range of two characters bash leaves as text and zsh expands ({1..v})")
+		}
+	}
 	if braceAcrossParts(w) {
 		r.a.notUnderstood("a brace expansion across quotes or expansions")
 	}
@@ -98,6 +103,29 @@ func (r *resolver) braces(w *syntax.Word, out []field) []field {
 	}
 	return out
 }
+
+// zshOnlyRange reports {X..Y} with single characters X and Y that are not
+// both digits nor both letters: text to bash, a range of characters to zsh.
+func zshOnlyRange(v string) bool {
+	for i := strings.Index(v, "{"); i >= 0 && i+5 < len(v); {
+		if v[i+2:i+4] == ".." && v[i+5] == '}' {
+			x, y := v[i+1], v[i+4]
+			digits := x >= '0' && x <= '9' && y >= '0' && y <= '9'
+			letters := isLetter(x) && isLetter(y)
+			if !digits && !letters {
+				return true
+			}
+		}
+		n := strings.Index(v[i+1:], "{")
+		if n < 0 {
+			break
+		}
+		i += 1 + n
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func hasBrace(w *syntax.Word) bool {
 	for _, p := range w.Parts {
