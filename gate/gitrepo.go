@@ -32,12 +32,21 @@ func gitRepo(dir string) (string, bool) {
 	}
 	for d := start; ; {
 		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			if fi.IsDir() || linkedGitDir(filepath.Join(d, ".git")) {
+			switch {
+			case fi.IsDir() && gitHead(filepath.Join(d, ".git", "HEAD")):
 				return "", true
+			case fi.IsDir():
+				// Not a repository to git (no HEAD): it goes on and tests
+				// the directory itself as a bare one.
+			case linkedGitDir(filepath.Join(d, ".git")):
+				return "", true
+			default:
+				return "git would follow " + filepath.Join(d, ".git") + " (not a directory) to another repository", true
 			}
-			return "git would follow " + filepath.Join(d, ".git") + " (not a directory) to another repository", true
 		}
-		if gitHead(filepath.Join(d, "HEAD")) && (statDir(filepath.Join(d, "objects")) && statDir(filepath.Join(d, "refs")) ||
+		// git takes objects and refs that it may enter (access X_OK): a
+		// regular file with the execute bit passes.
+		if gitHead(filepath.Join(d, "HEAD")) && (statExists(filepath.Join(d, "objects")) && statExists(filepath.Join(d, "refs")) ||
 			statExists(filepath.Join(d, "commondir"))) {
 			// A bare repository, or one whose objects and refs are in the
 			// directory its commondir file names.

@@ -60,6 +60,17 @@ func (s *evalState) importedByMemory(abs string) bool {
 			s.collectImports(r, 0)
 		}
 	}
+	// Memory files below the call's directory that hold the path (Gemini
+	// loads every GEMINI.md down the tree, Claude Code a CLAUDE.md when it
+	// reads beside it).
+	for d := filepath.Dir(abs); s.cwd != "" && d != s.cwd && under(d, s.cwd); d = filepath.Dir(d) {
+		for _, n := range [...]string{"CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "AGENTS.md"} {
+			if r := filepath.Join(d, n); !s.imported["\x00"+r] {
+				s.imported["\x00"+r] = true // (a root already followed)
+				s.collectImports(r, 0)
+			}
+		}
+	}
 	return s.imported[abs]
 }
 
@@ -104,7 +115,17 @@ func (s *evalState) judgeImportsInto(ps *pathSubject) {
 		return
 	}
 	dir := filepath.Dir(ps.abs)
-	for _, text := range inputStrings(in, 0) {
+	texts := inputStrings(in, 0)
+	if edited, ok := editedText(ps.abs, in); ok {
+		// An edit lands in the file's text: "See @docs/notes.md" with
+		// docs/notes.md replaced by .env imports .env.
+		texts = append(texts, edited)
+	}
+	for _, text := range texts {
+		if s.c.Tool == "save_memory" {
+			// Gemini drops a leading - and turns < > into spaces.
+			text = strings.ReplaceAll(text, "@", " @")
+		}
 		for _, imp := range importsIn(text) {
 			pt := part{v: Verdict{Kind: "read", Subject: imp}}
 			if strings.ContainsAny(imp, "*?[{$`") {
@@ -129,6 +150,45 @@ func (s *evalState) judgeImportsInto(ps *pathSubject) {
 			}
 		}
 	}
+}
+
+// editedText returns the text of the file at abs after the replacements
+// an edit tool's input makes (every occurrence: the stricter reading).
+func editedText(abs string, in any) (string, bool) {
+	m, ok := in.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	var pairs [][2]string
+	add := func(e map[string]any, oldKey, newKey string) {
+		o, ok1 := e[oldKey].(string)
+		n, ok2 := e[newKey].(string)
+		if ok1 && ok2 && o != "" {
+			pairs = append(pairs, [2]string{o, n})
+		}
+	}
+	add(m, "old_string", "new_string")
+	add(m, "oldString", "newString")
+	if edits, ok := m["edits"].([]any); ok {
+		for _, e := range edits {
+			if em, ok := e.(map[string]any); ok {
+				add(em, "old_string", "new_string")
+				add(em, "oldString", "newString")
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return "", false
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil || len(b) > 1<<20 {
+		return "", false
+	}
+	text := string(b)
+	for _, p := range pairs {
+		text = strings.ReplaceAll(text, p[0], p[1])
+	}
+	return text, true
 }
 
 // deniedImport finds, among what the file at abs imports at any depth, a
@@ -157,12 +217,12 @@ func importsIn(text string) []string {
 	var out []string
 	rs := []rune(text)
 	for i := 0; i < len(rs); i++ {
-		if rs[i] != '@' || i > 0 && !unicode.IsSpace(rs[i-1]) {
+		if rs[i] != '@' || i > 0 && !importSpace(rs[i-1]) {
 			continue
 		}
 		var b strings.Builder
 		j := i + 1
-		for ; j < len(rs) && !unicode.IsSpace(rs[j]); j++ {
+		for ; j < len(rs) && !importSpace(rs[j]); j++ {
 			if rs[j] == '\\' && j+1 < len(rs) && rs[j+1] == ' ' {
 				b.WriteRune(' ')
 				j++
@@ -180,6 +240,9 @@ func importsIn(text string) []string {
 	}
 	return out
 }
+
+// importSpace is white space as JavaScript's \s reads it (U+FEFF too).
+func importSpace(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }
 
 // inputStrings returns every string of a decoded JSON input (the content
 // of a write, the new text of an edit, a patch), nested a few levels.

@@ -118,11 +118,36 @@ func faithfulWrite(raw json.RawMessage) bool {
 		return false
 	}
 	kinds := map[string]bool{}
+	if _, c := m["content"]; c {
+		if _, n := m["new_source"]; n {
+			return false // which one the tool writes is the tool's
+		}
+	}
 	for k, v := range m {
 		switch k {
-		case "file_path", "path", "filePath", "absolute_path", "notebook_path", "cell_id", "cell_type", "edit_mode",
-			"expected_replacements":
-		case "old_string", "new_string", "edits":
+		case "file_path", "path", "filePath", "absolute_path", "notebook_path", "cell_id", "cell_type":
+		case "edit_mode":
+			if string(v) != `"replace"` {
+				return false // insert, delete: not what a diff of new_source shows
+			}
+		case "expected_replacements":
+			if string(v) != "1" {
+				return false // every occurrence, not the one hunk a diff shows
+			}
+		case "edits":
+			kinds["edit"] = true
+			var edits []map[string]json.RawMessage
+			if json.Unmarshal(v, &edits) != nil {
+				return false
+			}
+			for _, e := range edits {
+				for ek, ev := range e {
+					if ek != "old_string" && ek != "new_string" && !(ek == "replace_all" && string(ev) == "false") {
+						return false
+					}
+				}
+			}
+		case "old_string", "new_string":
 			kinds["edit"] = true
 		case "content", "new_source":
 			kinds["content"] = true

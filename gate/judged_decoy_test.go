@@ -22,6 +22,11 @@ func TestJudgedWriteShowsNoDecoy(t *testing.T) {
 		{`{"path":"a.go","file_text":"evil","content":"harmless"}`, false},
 		{`{"filePath":"a.go","oldString":"x","newString":"evil","old_string":"a","new_string":"b"}`, false},
 		{`{"file_path":"a.go","old_string":"a","new_string":"b","replace_all":true}`, false},
+		{`{"file_path":"a.go","edits":[{"old_string":"a","new_string":"b","replace_all":true}]}`, false},
+		{`{"file_path":"a.go","old_string":"a","new_string":"b","expected_replacements":2}`, false},
+		{`{"notebook_path":"a.ipynb","new_source":"x","content":"decoy"}`, false},
+		{`{"notebook_path":"a.ipynb","cell_id":"c","new_source":"","edit_mode":"delete"}`, false},
+		{`{"notebook_path":"a.ipynb","cell_id":"c","new_source":"x","edit_mode":"replace"}`, true},
 	} {
 		in, ok := decodeInput(json.RawMessage(tt.input))
 		if !ok {

@@ -269,8 +269,8 @@ func physical(raw, cwd string) string {
 				return "" // a link into another process's view
 			}
 			cur = r
-		} else {
-			cur = danglingTarget(next)
+		} else if cur = danglingTarget(next); cur == "" {
+			return "" // a link whose target cannot be told
 		}
 	}
 	return cur
@@ -293,7 +293,9 @@ func resolveExisting(abs string) string {
 		if r, err := filepath.EvalSymlinks(dir); err == nil {
 			return filepath.Join(r, rest)
 		}
-		if t := danglingTarget(dir); t != dir {
+		if t := danglingTarget(dir); t == "" {
+			return ""
+		} else if t != dir {
 			return filepath.Join(t, rest)
 		}
 		parent := filepath.Dir(dir)
@@ -482,10 +484,20 @@ func danglingTarget(p string) string {
 			return p
 		}
 		if !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(p), t)
+			t = filepath.Dir(p) + "/" + t // not Join: a ".." after a link is the kernel's
 		}
-		if r, err := filepath.EvalSymlinks(filepath.Dir(t)); err == nil {
-			t = filepath.Join(r, filepath.Base(t))
+		// The directory part as the kernel resolves it: links first, then
+		// "..", component by component (s/../.bashrc with s -> ~/.ssh is
+		// ~/.bashrc).
+		i := strings.LastIndexByte(t, '/')
+		dir, base := t[:i], t[i+1:]
+		if dir == "" {
+			dir = "/"
+		}
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			t = filepath.Join(r, base)
+		} else if strings.Contains(t, "/..") {
+			return "" // cannot be told: judged as not understood
 		}
 		p = filepath.Clean(t)
 	}

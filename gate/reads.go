@@ -1083,7 +1083,9 @@ func (s *evalState) realPath(abs, raw, cwd string) string {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			return r
 		}
-		return danglingTarget(p)
+		if t := danglingTarget(p); t != "" {
+			return t
+		}
 	}
 	return p
 }

@@ -1500,6 +1500,18 @@ func TestRound17ShellForms(t *testing.T) {
 		{"ln -s ~/.kube k && cat k/config", gate.Ask},
 		{"ln -s ~ h && echo x >> h/.bashrc", gate.Ask},
 		{"echo ${x:-default}", gate.Allow},
+		// Wave 6: a wrapper's operand or NAME=VALUE that bash may split;
+		// code on an interpreter's stdin or after an option's value; sh
+		// (dash) payloads with &> or ((; sudo -s reading stdin.
+		{"timeout -k 1 $(echo 5 touch /tmp/pwned) cat main.go", gate.Ask},
+		{"env -u X a=$(echo 1 touch /tmp/pwned) cat main.go", gate.Ask},
+		{"echo 'import os' | python3", gate.Ask},
+		{"node --title t -e 'require(1)'", gate.Ask},
+		{"perl -l -e 'print 1'", gate.Ask},
+		{"sh -c 'echo &>/dev/null touch /tmp/pwned'", gate.Ask},
+		{"echo 'touch /tmp/pwned' | sudo -u www -s", gate.Ask},
+		{"timeout 5 cat main.go", gate.Allow},
+		{"python3 --version", gate.Allow},
 		// zsh expands {1..v} (any two characters); bash leaves it.
 		{"cat .en{1..v}", gate.Ask},
 		{"echo {1..5} {a..e}", gate.Allow},
@@ -1846,7 +1858,7 @@ func TestRipgrepDropsWhatItCannotRead(t *testing.T) {
 // session, with no read the gate sees (round 17).
 func TestMemoryFileImports(t *testing.T) {
 	home, cwd := everydayTree(t)
-	writeTree(t, cwd, map[string]string{"docs/imp.md": "@../.env", "AGENTS.md": "see @docs/notes.md"})
+	writeTree(t, cwd, map[string]string{"docs/imp.md": "@../.env", "AGENTS.md": "see @docs/notes.md", "sub/GEMINI.md": "@./n.md"})
 	p := everydayPolicy(t, home)
 	for _, tt := range []struct {
 		tool, input string
@@ -1866,6 +1878,12 @@ func TestMemoryFileImports(t *testing.T) {
 		// imports is one.
 		{"Write", `{"file_path":"CLAUDE.md","content":"see @docs/imp.md"}`, gate.Ask},
 		{"Write", `{"file_path":"docs/notes.md","content":"@.env"}`, gate.Ask},
+		// An edit that completes an import in the file; a memory file
+		// below the call's directory; U+FEFF is white space to JavaScript.
+		{"Edit", `{"file_path":"AGENTS.md","old_string":"docs/notes.md","new_string":".env"}`, gate.Ask},
+		{"Write", `{"file_path":"sub/n.md","content":"@../.env"}`, gate.Ask},
+		{"Write", `{"file_path":"CLAUDE.md","content":"x\ufeff@.env"}`, gate.Ask},
+		{"Edit", `{"file_path":"AGENTS.md","old_string":"see","new_string":"read"}`, gate.Allow},
 	} {
 		ev := p.Evaluate(gate.Call{Tool: tt.tool, Input: json.RawMessage(tt.input), Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll})
 		if ev.Decision != tt.want || tt.want == gate.Ask && !ev.Uncertain {
@@ -1873,7 +1891,8 @@ func TestMemoryFileImports(t *testing.T) {
 		}
 	}
 	// Gemini's save_memory appends to ~/.gemini/GEMINI.md.
-	for input, want := range map[string]gate.Action{`{"fact":"keys: @~/.ssh/id_rsa"}`: gate.Ask, `{"fact":"use tabs"}`: gate.Allow} {
+	for input, want := range map[string]gate.Action{`{"fact":"keys: @~/.ssh/id_rsa"}`: gate.Ask, `{"fact":"use tabs"}`: gate.Allow,
+		`{"fact":"-@.env"}`: gate.Ask} {
 		ev := p.Evaluate(gate.Call{Agent: "gemini", Tool: "save_memory", Input: json.RawMessage(input), Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll})
 		if ev.Decision != want {
 			t.Errorf("save_memory %s: %s (%s), want %s", input, ev.Decision, ev.Reason, want)
@@ -1975,5 +1994,25 @@ func TestGitNotes(t *testing.T) {
 	expectLines(t, p, cwd, gate.ModeApproveAll, false, []lineCase{
 		{"git log -1", gate.Ask},
 		{"git log -1 --no-notes", gate.Allow},
+	})
+}
+
+// TestBareRepositoriesAsGitSeesThem: git takes objects and refs it may
+// enter (an executable file passes), and goes past a .git directory with
+// no HEAD to test the directory itself (round 17).
+func TestBareRepositoriesAsGitSeesThem(t *testing.T) {
+	home, cwd := everydayTree(t)
+	writeTree(t, cwd, map[string]string{"evil/HEAD": "0123456789012345678901234567890123456789\n", "evil/objects/x": "",
+		"evil/refs": "", "sub/HEAD": "ref: refs/heads/main\n", "sub/objects/x": "", "sub/refs/heads/x": ""})
+	if err := os.Chmod(filepath.Join(cwd, "evil", "refs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(cwd, "sub", ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	expectLines(t, everydayPolicy(t, home), cwd, gate.ModeApproveAll, true, []lineCase{
+		{"git -C evil status", gate.Ask},
+		{"git -C sub status", gate.Ask},
+		{"git ls-files -o -i --exclude-per-directory=.env", gate.Deny},
 	})
 }

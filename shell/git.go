@@ -567,7 +567,8 @@ func gitFileOption(sub, opt string) bool {
 	case "grep":
 		return opt == "-f" || opt == "--file"
 	case "ls-files":
-		return opt == "-X" || opt == "--exclude-from"
+		// --exclude-per-directory=NAME reads NAME in every directory.
+		return opt == "-X" || opt == "--exclude-from" || opt == "--exclude-per-directory"
 	case "diff", "log", "show", "diff-tree", "diff-index", "diff-files":
 		return opt == "-O" || opt == "--orderfile"
 	case "blame", "annotate":

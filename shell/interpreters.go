@@ -21,7 +21,7 @@ func codeFlagArgs(name string, a []string) bool {
 	case name == "node" || name == "nodejs" || name == "bun":
 		flags, argOpts, long = "ep", "r", []string{"--eval", "--print"}
 	case name == "perl" || name == "ruby":
-		flags, argOpts = "eE", "IlmMrx"
+		flags, argOpts = "eE", "I"
 	case name == "php":
 		flags, argOpts = "rRBE", "cdz"
 	case name == "lua" || name == "luajit" || name == "Rscript" || name == "osascript" || name == "tclsh" || name == "jshell":
@@ -32,6 +32,39 @@ func codeFlagArgs(name string, a []string) bool {
 		return len(a) > 0 && a[0] == "eval"
 	default:
 		return false
+	}
+	// No script (or "-"): the code comes on standard input.
+	script := false
+	for _, s := range a {
+		switch {
+		case s == "--version" || s == "-V" || s == "--help" || s == "-h" || s == "-v" && !isPython(name):
+			return false
+		case s == "-":
+			return true
+		case len(s) > 0 && s[0] != '-':
+			script = true
+		}
+	}
+	if !script {
+		return true
+	}
+	// A code flag before a word that looks like a script (an option's
+	// value may pass for one: node --title t -e CODE).
+	for _, s := range a {
+		if s == "--" || len(s) > 0 && s[0] != '-' && strings.ContainsAny(s, "./") {
+			break
+		}
+		if len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.ContainsAny(s[1:], stops) && stops != "" {
+			break // python -m MODULE: the rest is the module's
+		}
+		for _, l := range long {
+			if s == l || strings.HasPrefix(s, l+"=") {
+				return true
+			}
+		}
+		if len(s) == 2 && s[0] == '-' && strings.IndexByte(flags, s[1]) >= 0 {
+			return true
+		}
 	}
 	for i := 0; i < len(a); i++ {
 		s := a[i]

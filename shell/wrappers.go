@@ -60,6 +60,18 @@ var shellOnly = map[string]bool{
 	"compopt": true, "bind": true, "times": true, "type": true, "exec": true,
 }
 
+// dashReads says why a line run by sh (dash on Debian) is read otherwise
+// than bash reads it: $'...' (a $ then a quoted string), &> (a background
+// job, then a redirection), (( (nested subshells). "" when neither.
+func dashReads(s, by string) string {
+	for _, z := range [...]string{"$'", `$"`, "&>", "(("} {
+		if strings.Contains(s, z) {
+			return "not understood: " + by + " with " + z + ", which sh (dash) reads otherwise than bash"
+		}
+	}
+	return ""
+}
+
 // shells are the interpreters whose -c STRING is a command line.
 func isShell(name string) bool {
 	switch name {
@@ -124,9 +136,10 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 		if !ok {
 			return false, ""
 		}
-		if name != "bash" && name != "zsh" && (strings.Contains(s.s, "$'") || strings.Contains(s.s, `$"`)) {
-			// dash (Debian's sh) reads $'...' as $ and a quoted string.
-			return true, "not understood: " + name + " -c with $'...' or $\"...\", which " + name + " reads otherwise than bash"
+		if name != "bash" && name != "zsh" {
+			if why := dashReads(s.s, name+" -c"); why != "" {
+				return true, why
+			}
 		}
 		return true, a.payload(s, name+" -c", source, depth)
 	case name == "find":
@@ -147,10 +160,22 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 		return false, ""
 	}
 	if name == "flock" {
-		for i, f := range args {
-			if (f.s == "-c" || f.s == "--command") && i+1 < len(args) {
-				return true, a.payload(args[i+1], "flock -c", source, depth)
+		// flock [options] FILE -c COMMAND: -c only right after the file.
+		k := 0
+		for k < len(args) && strings.HasPrefix(args[k].s, "-") {
+			if args[k].s == "-w" || args[k].s == "-E" || args[k].s == "--timeout" || args[k].s == "--wait" || args[k].s == "--conflict-exit-code" {
+				k++
 			}
+			k++
+		}
+		if k+1 < len(args) && (args[k+1].s == "-c" || args[k+1].s == "--command") {
+			if k+2 >= len(args) {
+				return true, "not understood: flock -c without its command"
+			}
+			if why := dashReads(args[k+2].s, "flock -c"); why != "" {
+				return true, why
+			}
+			return true, a.payload(args[k+2], "flock -c", source, depth)
 		}
 	}
 	inner, opt, dyn := splitWrapper(args, spec)
@@ -197,6 +222,14 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 	if envHazard == "" {
 		envHazard = opt.envHazard
 	}
+	if len(inner) == 0 && (name == "sudo" || name == "doas") {
+		for _, f := range args {
+			if f.s == "--shell" || f.s == "--login" || strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && strings.ContainsAny(f.s, "si") {
+				// A shell with no command reads its commands from stdin.
+				return true, "not understood: " + name + " -s or -i starts a shell that reads commands from its input"
+			}
+		}
+	}
 	if len(inner) == 0 && name != "xargs" {
 		return false, ""
 	}
@@ -207,7 +240,11 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 		return true, "not understood: " + name + " runs the shell builtin " + inner[0].s + " as a program"
 	}
 	if name == "watch" && !opt.exec {
-		return true, a.payload(joinFields(inner), "watch", source, depth) // watch runs `sh -c "ARGS"`
+		// watch runs `sh -c "ARGS"` (dash on Debian).
+		if why := dashReads(joinFields(inner).s, "watch"); why != "" {
+			return true, why
+		}
+		return true, a.payload(joinFields(inner), "watch", source, depth)
 	}
 	if name == "busybox" && strings.HasPrefix(inner[0].s, "-") {
 		return false, ""
@@ -314,6 +351,9 @@ options:
 			if n == 1 {
 				name = full
 			}
+			if len(name) >= 2 && strings.HasPrefix("exec", name) && !spec.envAssign && contains(spec.longArg, "interval") {
+				opt.exec = true // watch --exec, --ex
+			}
 			if name == "split-string" {
 				v := val
 				if !hasVal {
@@ -393,12 +433,20 @@ options:
 	}
 	if spec.envAssign {
 		for i < len(args) && isAssignWord(args[i].s) {
+			if args[i].split || args[i].glob {
+				return nil, opt, true // NAME=$x may split into more words
+			}
 			if n, _, _ := strings.Cut(args[i].s, "="); opt.envHazard == "" {
 				if why := assignable(n, true); why != "" {
 					opt.envHazard = "assignment " + why
 				}
 			}
 			i++
+		}
+	}
+	for k := i; k < i+spec.operands && k < len(args); k++ {
+		if args[k].glob || args[k].dyn && args[k].split {
+			return nil, opt, true // timeout's DURATION may split into more words
 		}
 	}
 	i += spec.operands
