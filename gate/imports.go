@@ -116,7 +116,27 @@ func (s *evalState) judgeImportsInto(ps *pathSubject) {
 	}
 	dir := filepath.Dir(ps.abs)
 	texts := inputStrings(in, 0)
-	if edited, ok := editedText(ps.abs, in); ok {
+	for _, t := range texts {
+		if strings.Contains(t, "*** Move to:") || strings.Contains(t, "\nrename to ") {
+			// A file moved onto a memory file brings its own imports.
+			pt := part{v: Verdict{Kind: "read", Subject: ps.abs}}
+			s.uncertain(&pt, "not understood: a patch moves a file onto "+ps.abs+", an agent's memory file whose imports are not read here")
+			s.parts = append(s.parts, pt)
+			return
+		}
+		// A patch's added lines: + before the text.
+		texts = append(texts, strings.ReplaceAll("\n"+t, "\n+", "\n"))
+	}
+	edited, ok, exact := editedText(ps.abs, in)
+	if !exact {
+		// opencode matches an edit's old text loosely: what the file
+		// becomes is not known here.
+		pt := part{v: Verdict{Kind: "read", Subject: ps.abs}}
+		s.uncertain(&pt, "not understood: an edit of "+ps.abs+", an agent's memory file, whose old text is not in the file as written")
+		s.parts = append(s.parts, pt)
+		return
+	}
+	if ok {
 		// An edit lands in the file's text: "See @docs/notes.md" with
 		// docs/notes.md replaced by .env imports .env.
 		texts = append(texts, edited)
@@ -153,11 +173,12 @@ func (s *evalState) judgeImportsInto(ps *pathSubject) {
 }
 
 // editedText returns the text of the file at abs after the replacements
-// an edit tool's input makes (every occurrence: the stricter reading).
-func editedText(abs string, in any) (string, bool) {
-	m, ok := in.(map[string]any)
-	if !ok {
-		return "", false
+// an edit tool's input makes (every occurrence: the stricter reading);
+// exact is false when an old text is not in the file as written.
+func editedText(abs string, in any) (text string, ok, exact bool) {
+	m, isMap := in.(map[string]any)
+	if !isMap {
+		return "", false, true
 	}
 	var pairs [][2]string
 	add := func(e map[string]any, oldKey, newKey string) {
@@ -169,6 +190,7 @@ func editedText(abs string, in any) (string, bool) {
 	}
 	add(m, "old_string", "new_string")
 	add(m, "oldString", "newString")
+	add(m, "old_str", "new_str")
 	if edits, ok := m["edits"].([]any); ok {
 		for _, e := range edits {
 			if em, ok := e.(map[string]any); ok {
@@ -178,17 +200,20 @@ func editedText(abs string, in any) (string, bool) {
 		}
 	}
 	if len(pairs) == 0 {
-		return "", false
+		return "", false, true
 	}
 	b, err := os.ReadFile(abs)
 	if err != nil || len(b) > 1<<20 {
-		return "", false
+		return "", false, true
 	}
-	text := string(b)
+	text = string(b)
 	for _, p := range pairs {
+		if !strings.Contains(text, p[0]) {
+			return "", false, false
+		}
 		text = strings.ReplaceAll(text, p[0], p[1])
 	}
-	return text, true
+	return text, true, true
 }
 
 // deniedImport finds, among what the file at abs imports at any depth, a

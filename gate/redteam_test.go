@@ -1383,6 +1383,8 @@ func TestRound17ShellForms(t *testing.T) {
 		{"env -S cat '#' .env", gate.Ask},
 		{"env -S '-i bash -c ls'", gate.Ask},
 		{"env -S 'ls -la' docs", gate.Allow},
+		{"env -S 'touch main.go ; echo /tmp/pwned'", gate.Ask},
+		{"env --split-string='touch main.go && echo' /tmp/pwned", gate.Ask},
 		// zsh evaluates these as arithmetic: a subscript runs $(...).
 		{`printf '%d' 'path[$(touch /tmp/pwned)1]'`, gate.Ask},
 		{`shift 'path[$(touch /tmp/pwned)1]'`, gate.Ask},
@@ -1884,6 +1886,12 @@ func TestMemoryFileImports(t *testing.T) {
 		{"Write", `{"file_path":"sub/n.md","content":"@../.env"}`, gate.Ask},
 		{"Write", `{"file_path":"CLAUDE.md","content":"x\ufeff@.env"}`, gate.Ask},
 		{"Edit", `{"file_path":"AGENTS.md","old_string":"see","new_string":"read"}`, gate.Allow},
+		// Anthropic's text editor's fields; opencode's loose matching; a
+		// patch's added line; a file moved onto a memory file.
+		{"str_replace_based_edit_tool", `{"command":"str_replace","path":"AGENTS.md","old_str":"docs/notes.md","new_str":".env"}`, gate.Ask},
+		{"edit", `{"filePath":"AGENTS.md","oldString":"docs/notes.md\n","newString":".env"}`, gate.Ask},
+		{"apply_patch", `{"input":"*** Begin Patch\n*** Update File: GEMINI.md\n@@\n+@.env\n*** End Patch"}`, gate.Ask},
+		{"apply_patch", `{"input":"*** Begin Patch\n*** Update File: docs/x.txt\n*** Move to: GEMINI.md\n@@\n-a\n+b\n*** End Patch"}`, gate.Ask},
 	} {
 		ev := p.Evaluate(gate.Call{Tool: tt.tool, Input: json.RawMessage(tt.input), Cwd: cwd}, gate.Env{Mode: gate.ModeApproveAll})
 		if ev.Decision != tt.want || tt.want == gate.Ask && !ev.Uncertain {

@@ -187,8 +187,10 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 		// appended). env has its own escapes (\_ separates words, \c
 		// ends the string, ${VAR} expands) and comments; only text where
 		// it and bash agree is analyzed.
-		if strings.ContainsAny(opt.split.s, "\\$#") {
-			return true, "not understood: env -S with escapes, variables or comments (env reads them its own way)"
+		if strings.ContainsAny(opt.split.s, "\\$#;|&<>()`\n*?[{~") {
+			// env splits on blanks and quotes only: ; | && are words to
+			// it, not a shell's separators.
+			return true, "not understood: env -S with escapes, variables, comments or shell operators (env reads them as words of its own)"
 		}
 		if strings.HasPrefix(strings.TrimLeft(opt.split.s, " \t\n"), "-") {
 			return true, "not understood: env -S whose string starts with an option (env reads its own options from it)"
