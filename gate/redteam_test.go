@@ -2022,5 +2022,6 @@ func TestBareRepositoriesAsGitSeesThem(t *testing.T) {
 		{"git -C evil status", gate.Ask},
 		{"git -C sub status", gate.Ask},
 		{"git ls-files -o -i --exclude-per-directory=.env", gate.Deny},
+		{"git ls-files -o -i --exclude-per=.env", gate.Deny},
 	})
 }

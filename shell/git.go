@@ -520,7 +520,9 @@ var gitModeOptions = []string{"list", "get", "get-all", "get-regexp", "get-urlma
 var gitLongOptions = map[string][]string{
 	"grep":     {"no-index", "untracked", "pathspec-from-file", "file"},
 	"diff":     {"no-index", "pathspec-from-file", "orderfile"},
-	"ls-files": {"exclude-from"},
+	"ls-files": {"exclude-from", "exclude-per-directory"},
+	"log":      {"orderfile"},
+	"show":     {"orderfile"},
 	"blame":    {"contents", "ignore-revs-file"},
 	"config":   {"file", "blob", "includes"},
 	"commit":   {"file", "template", "pathspec-from-file"},
