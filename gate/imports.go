@@ -50,15 +50,27 @@ func (s *evalState) importedByMemory(abs string) bool {
 			for _, n := range [...]string{"CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md", "GEMINI.md", "AGENTS.md"} {
 				roots = append(roots, filepath.Join(d, n))
 			}
-			rules, _ := filepath.Glob(filepath.Join(d, ".claude", "rules", "*.md"))
+			rulesDir := filepath.Join(d, ".claude", "rules")
+			rules, _ := filepath.Glob(filepath.Join(rulesDir, "*.md"))
 			roots = append(roots, rules...)
+			if real, err := filepath.EvalSymlinks(rulesDir); err == nil && real != rulesDir {
+				// A rules directory that is a link: what is written where
+				// it leads is a rule file.
+				s.imported["\x01"+real] = true
+			}
 		}
 		if s.p.home != "" {
 			roots = append(roots, filepath.Join(s.p.home, ".claude", "CLAUDE.md"), filepath.Join(s.p.home, ".gemini", "GEMINI.md"))
 		}
 		for _, r := range roots {
+			if real, err := filepath.EvalSymlinks(r); err == nil && real != r {
+				s.imported[real] = true // a memory file that is a link: its target is one
+			}
 			s.collectImports(r, 0)
 		}
+	}
+	if filepath.Ext(abs) == ".md" && s.imported["\x01"+filepath.Dir(abs)] {
+		return true
 	}
 	// Memory files below the call's directory that hold the path (Gemini
 	// loads every GEMINI.md down the tree, Claude Code a CLAUDE.md when it

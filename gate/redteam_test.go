@@ -1860,7 +1860,15 @@ func TestRipgrepDropsWhatItCannotRead(t *testing.T) {
 // session, with no read the gate sees (round 17).
 func TestMemoryFileImports(t *testing.T) {
 	home, cwd := everydayTree(t)
-	writeTree(t, cwd, map[string]string{"docs/imp.md": "@../.env", "AGENTS.md": "see @docs/notes.md", "sub/GEMINI.md": "@./n.md"})
+	writeTree(t, cwd, map[string]string{"docs/imp.md": "@../.env", "AGENTS.md": "see @docs/notes.md", "sub/GEMINI.md": "@./n.md",
+		"docs/local.md": "x", "docs/rules/a.md": "x"})
+	if err := os.Symlink("docs/local.md", filepath.Join(cwd, "CLAUDE.local.md")); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(cwd, ".claude"), 0o755)
+	if err := os.Symlink("../docs/rules", filepath.Join(cwd, ".claude", "rules")); err != nil {
+		t.Fatal(err)
+	}
 	p := everydayPolicy(t, home)
 	for _, tt := range []struct {
 		tool, input string
@@ -1886,6 +1894,9 @@ func TestMemoryFileImports(t *testing.T) {
 		{"Write", `{"file_path":"sub/n.md","content":"@../.env"}`, gate.Ask},
 		{"Write", `{"file_path":"CLAUDE.md","content":"x\ufeff@.env"}`, gate.Ask},
 		{"Edit", `{"file_path":"AGENTS.md","old_string":"see","new_string":"read"}`, gate.Allow},
+		// A memory file or rules directory that is a link: its target.
+		{"Write", `{"file_path":"docs/local.md","content":"@.env"}`, gate.Ask},
+		{"Write", `{"file_path":"docs/rules/new.md","content":"@.env"}`, gate.Ask},
 		// Anthropic's text editor's fields; opencode's loose matching; a
 		// patch's added line; a file moved onto a memory file.
 		{"str_replace_based_edit_tool", `{"command":"str_replace","path":"AGENTS.md","old_str":"docs/notes.md","new_str":".env"}`, gate.Ask},
