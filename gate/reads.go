@@ -1007,8 +1007,9 @@ func (p *Policy) secretFile(abs string) bool {
 		}
 	}
 	if rest, ok := strings.CutPrefix(abs, "/proc/"); ok {
+		// /proc/PID/environ, /proc/PID/task/TID/environ
 		parts := strings.Split(rest, "/")
-		return len(parts) == 3 && parts[2] == "environ" || len(parts) == 5 && parts[1] == "task" && parts[4] == "environ"
+		return len(parts) == 2 && parts[1] == "environ" || len(parts) == 4 && parts[1] == "task" && parts[3] == "environ"
 	}
 	return false
 }

@@ -2036,3 +2036,16 @@ func TestBareRepositoriesAsGitSeesThem(t *testing.T) {
 		{"git ls-files -o -i --exclude-per=.env", gate.Deny},
 	})
 }
+
+// TestProcessEnvironmentToAnyProgram: a process environment named to a
+// program without a table is denied to it whatever rule allows the program
+// and its writes (round 17; a first fast path checked the wrong depth).
+func TestProcessEnvironmentToAnyProgram(t *testing.T) {
+	_, cwd := everydayTree(t)
+	p := compile(t, specOf(r("Bash", "strings *", gate.Allow), r("Read", "*", gate.Allow), r("Write", "*", gate.Allow)))
+	expectLines(t, p, cwd, gate.ModeApproveAll, true, []lineCase{
+		{"strings /proc/self/environ", gate.Ask},
+		{"strings /proc/1/task/1/environ", gate.Ask},
+		{"strings /proc/self/status", gate.Allow},
+	})
+}
