@@ -10,9 +10,9 @@ import (
 	"testing"
 )
 
-// gitOut runs the real git in dir, isolated like GitRun, and returns its
+// GitOutput runs the real git in dir, isolated like GitRun, and returns its
 // output.
-func gitOut(t *testing.T, dir string, args ...string) string {
+func GitOutput(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -71,8 +71,8 @@ func historyRepo(t *testing.T, init ...string) string {
 // reachable from every ref, the stash and the reflogs.
 func gitHistoryPaths(t *testing.T, dir string) []string {
 	seen := map[string]bool{}
-	for _, c := range strings.Fields(gitOut(t, dir, "rev-list", "--all", "--reflog")) {
-		for _, p := range strings.Split(gitOut(t, dir, "ls-tree", "-r", "--name-only", "-z", c), "\x00") {
+	for _, c := range strings.Fields(GitOutput(t, dir, "rev-list", "--all", "--reflog")) {
+		for _, p := range strings.Split(GitOutput(t, dir, "ls-tree", "-r", "--name-only", "-z", c), "\x00") {
 			if p != "" {
 				seen[p] = true
 			}
@@ -104,14 +104,14 @@ func TestHistoryPathsOfRealGit(t *testing.T) {
 			dir := historyRepo(t, tt.init...)
 			if tt.gc != nil {
 				GitRun(t, dir, tt.gc...)
-				if n := gitOut(t, dir, "count-objects", "-v"); !strings.Contains(n, "\ncount: 0\n") && !strings.HasPrefix(n, "count: 0\n") {
+				if n := GitOutput(t, dir, "count-objects", "-v"); !strings.Contains(n, "\ncount: 0\n") && !strings.HasPrefix(n, "count: 0\n") {
 					t.Fatalf("objects left loose after %v:\n%s", tt.gc, n)
 				}
 			}
 			if tt.gc != nil {
 				packs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
 				deltas := 0
-				for _, l := range strings.Split(gitOut(t, dir, append([]string{"verify-pack", "-v"}, packs...)...), "\n") {
+				for _, l := range strings.Split(GitOutput(t, dir, append([]string{"verify-pack", "-v"}, packs...)...), "\n") {
 					if f := strings.Fields(l); len(f) >= 7 && f[1] == "tree" {
 						deltas++
 					}

@@ -1723,7 +1723,7 @@ func TestGitRound17(t *testing.T) {
 	f.WriteString("[include]\n\tpath = ../lib.gitconfig ; shared settings\n")
 	f.Close()
 	writeTree(t, cwd, map[string]string{"blob.txt": "API_KEY=1", "^HEAD~1": "x", "--all": "x"})
-	gate.GitRun(t, cwd, "tag", "envbak", strings.TrimSpace(gitOutput(t, cwd, "hash-object", "-w", "blob.txt")))
+	gate.GitRun(t, cwd, "tag", "envbak", strings.TrimSpace(gate.GitOutput(t, cwd, "hash-object", "-w", "blob.txt")))
 	os.Remove(filepath.Join(cwd, "blob.txt"))
 	writeTree(t, home, map[string]string{".gitconfig": "[include]\n\tpath = ~/.config/git/credentials\n",
 		".config/git/credentials": "[x]\n\ttoken = s\n"})
@@ -1935,19 +1935,6 @@ func TestTypedIntoAShell(t *testing.T) {
 			t.Errorf("%s: %s uncertain=%v (%s), want an ask only a person answers", tool, ev.Decision, ev.Uncertain, ev.Reason)
 		}
 	}
-}
-
-// gitOutput runs git in dir and returns what it prints.
-func gitOutput(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %v: %v", args, err)
-	}
-	return string(out)
 }
 
 // TestRemoteGitElsewhere: for a call from another machine, git run in

@@ -206,15 +206,7 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 			s.s += " " + f.s
 		}
 		if opt.chdir != nil {
-			// env -C DIR -S 'cmd' runs cmd in DIR.
-			saved := a.st.cwd
-			a.st.cwd = ""
-			if !opt.chdir.dyn && !opt.chdir.glob {
-				if p, ok := a.abs(opt.chdir.s); ok {
-					a.st.cwd = p
-				}
-			}
-			defer func() { a.st.cwd = saved }()
+			defer a.runIn(*opt.chdir)() // env -C DIR -S 'cmd' runs cmd in DIR
 		}
 		return true, a.payload(s, "env -S", source, depth)
 	}
@@ -259,15 +251,7 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 		a.writeTarget(name+" -o", *opt.output)
 	}
 	if opt.chdir != nil {
-		// The command runs in another directory.
-		saved := a.st.cwd
-		a.st.cwd = ""
-		if !opt.chdir.dyn && !opt.chdir.glob {
-			if p, ok := a.abs(opt.chdir.s); ok {
-				a.st.cwd = p
-			}
-		}
-		defer func() { a.st.cwd = saved }()
+		defer a.runIn(*opt.chdir)() // the command runs in another directory
 	}
 	if name == "xargs" {
 		own := args[:len(args)-len(inner)] // xargs's own options, before its command
@@ -293,6 +277,19 @@ func (a *analyzer) unwrap(fs []field, source, envHazard string, depth int) (bool
 	}
 	a.inner(inner, source, name, envHazard, depth+1)
 	return true, ""
+}
+
+// runIn moves the tracked directory to dir (env -C, sudo -D) for what a
+// wrapper runs, unknown when dir is; it returns what puts it back.
+func (a *analyzer) runIn(dir field) func() {
+	saved := a.st.cwd
+	a.st.cwd = ""
+	if !dir.dyn && !dir.glob {
+		if p, ok := a.abs(dir.s); ok {
+			a.st.cwd = p
+		}
+	}
+	return func() { a.st.cwd = saved }
 }
 
 // wrapperOpts is what splitWrapper learnt from a wrapper's options.
