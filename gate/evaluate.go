@@ -105,6 +105,9 @@ type evalState struct {
 	// gitIncludes holds, per repository (its common git directory), what
 	// git's config includes or runs as hooks, read once per call.
 	gitIncludes map[string]*gitIncludeSet
+	// commonDirs memoizes the common git directory of the repository
+	// holding each directory ("" for none).
+	commonDirs map[string]string
 	// folds memoizes whether the file system folds case, per directory.
 	folds map[string]bool
 	// imported holds what the agent's memory files import (nil until

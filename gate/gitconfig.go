@@ -166,9 +166,16 @@ func (s *evalState) gitIncluded(abs, real string) bool {
 		if dir == "" {
 			continue
 		}
-		common := ""
-		if root, ok := workTreeRoot(dir); ok {
-			_, common, _ = gitDirs(root)
+		common, seen := s.commonDirs[dir]
+		if !seen {
+			// (Once per directory: a line writes many files in few.)
+			if root, ok := workTreeRoot(dir); ok {
+				_, common, _ = gitDirs(root)
+			}
+			if s.commonDirs == nil {
+				s.commonDirs = map[string]string{}
+			}
+			s.commonDirs[dir] = common
 		}
 		inc := s.gitConfigOf(common)
 		if inc.files[abs] || inc.files[real] {
